@@ -1,0 +1,67 @@
+# corpus_pipeline: every target that needs the virtual environment creates it first, so on a fresh
+# machine `make demo` and `make test` each work as the first command.
+
+PYTHON      ?= python3
+VENV        ?= .venv
+PY          := $(VENV)/bin/python
+# CPU build by default (installed before the extras, so `torch>=2.4` in [train] adds nothing).
+# A GPU user picks a CUDA build, e.g.
+#   make setup TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128"
+TORCH_SPEC  ?= torch==2.13.0
+CONFIG      ?= configs/demo.yaml
+DATA_ROOT   ?= data
+RUN_ID      ?= demo
+RUN_DIR     := $(DATA_ROOT)/runs/$(RUN_ID)
+RUNNER      ?= spark
+# Extra arguments for a stage, e.g. make langid ARGS="--set langid.min_score=0.7"
+ARGS        ?=
+CLI          = $(VENV)/bin/corpus-pipeline
+STAGE_FLAGS  = --config $(CONFIG) --set data_root=$(DATA_ROOT) --set run_id=$(RUN_ID) --runner $(RUNNER) $(ARGS)
+
+export PYSPARK_PYTHON := $(abspath $(PY))
+export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
+
+.DEFAULT_GOAL := help
+.PHONY: help setup test demo lint bench extract langid normalize eval-extraction eval-langid clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(TORCH_SPEC)
+	$(PY) -m pip install --quiet -e '.[train,dev]'
+	touch $@
+
+setup: $(VENV)/.installed ## create .venv and install everything (torch first, then the project)
+
+test: $(VENV)/.installed ## unit, Spark (local[2]) and real-data tests
+	$(PY) -m pytest -q
+
+demo: $(VENV)/.installed ## demo site -> WARC -> extract -> langid -> normalize on Spark local[*]
+	$(CLI) demo $(STAGE_FLAGS)
+
+lint: $(VENV)/.installed ## ruff
+	$(VENV)/bin/ruff check .
+
+bench: $(VENV)/.installed ## throughput vs raw libraries, Spark local[2] and datatrove (see benchmarks/)
+	$(PY) benchmarks/run_all.py
+
+extract: $(VENV)/.installed ## WARC/WET under $(DATA_ROOT)/crawl (or INPUT=...) -> $(RUN_DIR)/01_extract
+	$(CLI) extract --input $(or $(INPUT),$(DATA_ROOT)/crawl) --output $(RUN_DIR)/01_extract $(STAGE_FLAGS)
+
+langid: $(VENV)/.installed ## $(RUN_DIR)/01_extract -> 02_langid
+	$(CLI) langid --input $(RUN_DIR)/01_extract --output $(RUN_DIR)/02_langid $(STAGE_FLAGS)
+
+normalize: $(VENV)/.installed ## $(RUN_DIR)/02_langid -> 03_normalize
+	$(CLI) normalize --input $(RUN_DIR)/02_langid --output $(RUN_DIR)/03_normalize $(STAGE_FLAGS)
+
+eval-extraction: $(VENV)/.installed ## extraction P/R/F1 on ../shared/data/web
+	$(CLI) eval extraction --warc ../shared/data/web/pages.warc.gz --gold ../shared/data/web/gold.jsonl --config $(CONFIG)
+
+eval-langid: $(VENV)/.installed ## language-ID accuracy on ../shared/data/langid/sentences
+	$(CLI) eval langid --sentences ../shared/data/langid/sentences --config $(CONFIG)
+
+clean: ## remove the demo data root and caches (not .venv)
+	rm -rf $(DATA_ROOT) .pytest_cache .ruff_cache spark-warehouse

@@ -1,0 +1,35 @@
+"""The SparkSession: `local[*]` inside the CLI by default, and unchanged under spark-submit."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from corpus_pipeline.config import SparkConfig
+
+# Rows per Arrow batch handed to Python: HTML rows reach 1-10 MB, so Spark's default of 10,000
+# could put gigabytes in one batch; 256 keeps a batch in the tens of MB.
+ARROW_BATCH_ROWS = "256"
+
+
+def launched_by_spark_submit() -> bool:
+    # spark-submit starts the Python driver with the gateway it already created.
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
+def get_spark(config: SparkConfig | None = None):
+    from pyspark.sql import SparkSession
+
+    config = config or SparkConfig()
+    # Executors must run the interpreter that has this project installed, not whatever `python3`
+    # is first on PATH; spark-submit users set these themselves (see the README).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(config.app_name)
+    if not launched_by_spark_submit():
+        builder = builder.master(config.master)
+        builder = builder.config("spark.ui.showConsoleProgress", "true")
+    builder = builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", ARROW_BATCH_ROWS)
+    for key, value in config.conf.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()

@@ -1,0 +1,81 @@
+"""What a stage is, for the runners: plain Python over dict rows, no Spark, no files.
+
+A `DocumentStage` reads documents and writes signal columns into each row, then says keep or drop.
+A `SourceStage` turns one input file (a WARC, say) into rows. Both are pickled to Spark executors
+with their config only; heavy resources (models) are loaded lazily in `setup()`, once per process.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from corpus_pipeline.stats import StageStats
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Why a row leaves the stage. `reason` is a short snake_case key (it names a directory);
+    `detail` is free text for a person (the exception message, the score that missed the bar)."""
+
+    reason: str
+    detail: str = ""
+
+
+Verdict = Drop | None  # None: keep
+
+
+class DocumentStage(ABC):
+    name: str = ""
+    # Columns this stage fills; appended to the input schema when not already present.
+    output_fields: tuple[pa.Field, ...] = ()
+
+    def setup(self) -> None:
+        """Load heavy resources. Called by the runner in the process that runs the stage."""
+
+    @abstractmethod
+    def process(self, doc: dict, stats: StageStats) -> Verdict:
+        """Update `doc` in place (signals, rewritten text) and return None to keep it or a Drop."""
+
+    def process_batch(self, docs: list[dict], stats: StageStats) -> list[Verdict]:
+        """Override when the library has a faster batched call."""
+        return [self.process(doc, stats) for doc in docs]
+
+    def output_schema(self, input_schema: pa.Schema) -> pa.Schema:
+        schema = input_schema
+        for field in self.output_fields:
+            if schema.get_field_index(field.name) < 0:
+                schema = schema.append(field)
+        return schema
+
+    def config_fingerprint(self) -> str:
+        """What, besides the input, decides the output; part of the skip-on-rerun check."""
+        return repr(getattr(self, "config", None))
+
+
+class SourceStage(ABC):
+    """Reads one input file into rows; every record comes out, kept or with a Drop."""
+
+    name: str = ""
+
+    def setup(self) -> None:
+        """Load heavy resources once per process."""
+
+    @abstractmethod
+    def read(self, path: str, stats: StageStats) -> Iterator[tuple[dict, Verdict]]:
+        """Yield every record of `path` as a row, with None (keep) or the Drop that rejects it,
+        calling `stats.count_in(payload bytes)` once per record yielded."""
+
+    @abstractmethod
+    def output_schema(self) -> pa.Schema:
+        """The Arrow schema of the rows `read` yields."""
+
+    def config_fingerprint(self) -> str:
+        return repr(getattr(self, "config", None))
+
+
+def text_bytes(doc: dict) -> int:
+    return len((doc.get("text") or "").encode("utf-8", "surrogatepass"))

@@ -1,0 +1,123 @@
+"""extract: WARC/WET/ARC files -> documents with the main text of each HTML page (trafilatura).
+
+Every record of a file becomes a row: a document, or a rejected row whose reason says why
+(not a response, HTTP status, not HTML, too large, no main text, a read fault...). So
+`records in == kept + dropped` holds per file, and a corrupt file keeps every record before the fault.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import PurePath
+
+import pyarrow as pa
+
+from corpus_pipeline.config import ExtractConfig
+from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
+from corpus_pipeline.readers.html_decode import decode_html
+from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
+from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
+from corpus_pipeline.stats import StageStats
+
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
+# Types servers send for HTML often enough to be worth a look at the bytes.
+_SNIFF_TYPES = ("", "text/plain", "application/octet-stream", "application/x-httpd-php")
+_HTML_SIGNATURE = re.compile(rb"<\s*(!doctype\s+html|html|head|body|title|meta|div|p)[\s>/]", re.IGNORECASE)
+_SNIFF_BYTES = 2048
+
+
+def media_type(content_type: str | None) -> str:
+    return (content_type or "").split(";")[0].strip().lower()
+
+
+def looks_like_html(payload: bytes) -> bool:
+    head = payload[:_SNIFF_BYTES]
+    return b"\x00" not in head and _HTML_SIGNATURE.search(head) is not None
+
+
+def is_binary(payload: bytes) -> bool:
+    # UTF-16 pages start with a BOM; any other NUL in the first 2 KB means images, PDFs, archives.
+    return b"\x00" in payload[:_SNIFF_BYTES] and not payload.startswith((b"\xff\xfe", b"\xfe\xff"))
+
+
+class ExtractStage(SourceStage):
+    name = "extract"
+
+    def __init__(self, config: ExtractConfig | None = None):
+        self.config = config or ExtractConfig()
+
+    def output_schema(self) -> pa.Schema:
+        return DOCUMENT_SCHEMA
+
+    def read(self, path: str, stats: StageStats) -> Iterator[tuple[dict, Verdict]]:
+        dump = self.config.dump or PurePath(os.path.abspath(path)).parent.name
+        for item in read_warc(path, self.config.max_payload_bytes):
+            if isinstance(item, ReadFault):
+                stats.count_in(0)
+                stats.count("read_faults", item.error)
+                row = empty_document(id=f"fault:{path}:{item.offset}", text="", file_path=path,
+                                     warc_offset=item.offset, dump=dump)
+                yield row, Drop("read_error", f"{item.error} after the record at byte {item.offset}: "
+                                              f"{item.message}")
+                continue
+            if item.rec_type == "warcinfo" and item.is_part_of and self.config.dump is None:
+                dump = item.is_part_of  # Common Crawl names its snapshot here: CC-MAIN-2024-22
+            stats.count_in(item.payload_length)
+            stats.count("record_types", item.rec_type)
+            yield self._record_to_row(item, path, dump, stats)
+
+    def _record_to_row(self, rec: WarcRecord, path: str, dump: str, stats: StageStats) -> tuple[dict, Verdict]:
+        row = empty_document(
+            id="", text="", url=rec.target_uri, date=rec.date, dump=dump, file_path=path,
+            warc_record_id=rec.record_id, warc_offset=rec.offset,
+            content_type=media_type(rec.http_content_type) or None,
+        )
+        verdict = self._extract(rec, row, stats)
+        row["id"] = document_id(rec.target_uri, row["text"]) if verdict is None else (
+            rec.record_id or f"{path}:{rec.offset}"
+        )
+        return row, verdict
+
+    def _extract(self, rec: WarcRecord, row: dict, stats: StageStats) -> Verdict:
+        if rec.rec_type == "conversion":  # WET: Common Crawl already extracted the text
+            row["text"] = rec.payload.decode("utf-8", errors="replace").strip()
+            row["charset"] = "utf-8:wet"
+            return None if len(row["text"]) >= self.config.min_text_chars else Drop("no_main_text")
+        if rec.rec_type not in ("response", "resource"):
+            return Drop("not_a_document", rec.rec_type)
+        if rec.http_status is not None and not 200 <= rec.http_status < 300:
+            return Drop("http_status", str(rec.http_status))
+        if rec.over_limit:
+            return Drop("too_large", f"payload over {self.config.max_payload_bytes} bytes")
+        mtype = row["content_type"] or ""
+        if mtype not in _HTML_TYPES:
+            if mtype not in _SNIFF_TYPES or not looks_like_html(rec.payload):
+                return Drop("not_html", mtype or "no content type")
+            stats.count("sniffed_as_html", mtype or "none")
+        if is_binary(rec.payload):
+            return Drop("binary_content", "NUL bytes in an HTML payload")
+        html, how = decode_html(rec.payload, rec.http_content_type)
+        row["charset"] = how
+        stats.count("charsets", how.split(":")[1])
+        try:
+            text = self._trafilatura(html, rec.target_uri)
+        except Exception as error:  # lxml and trafilatura raise a zoo of errors on broken markup
+            return Drop("extract_error", f"{type(error).__name__}: {error}"[:500])
+        row["text"] = text or ""
+        if len(row["text"]) < self.config.min_text_chars:
+            return Drop("no_main_text")
+        if rec.warc_truncated:
+            stats.count("warc_truncated", rec.warc_truncated)
+        return None
+
+    def _trafilatura(self, html: str, url: str | None) -> str | None:
+        import trafilatura  # imported here: 0.5 s of imports the driver never needs
+
+        c = self.config
+        return trafilatura.extract(
+            html, url=url, favor_precision=c.favor_precision, favor_recall=c.favor_recall,
+            include_comments=c.include_comments, include_tables=c.include_tables,
+            include_links=c.include_links, deduplicate=c.deduplicate, fast=c.fast,
+        )

@@ -1,0 +1,59 @@
+"""Shared fixtures: where the real data lives, one local[2] SparkSession, small WARC builders."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+
+
+def shared_data(relative: str) -> Path:
+    """A path under ../shared/data, or a skip naming what is missing (CI may not have it)."""
+    path = SHARED_DATA / relative
+    if not path.exists():
+        pytest.skip(f"real data not available: {path} is absent (see ../shared/data/README.md)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] session for every Spark test: starting a JVM costs ~7 s."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from corpus_pipeline.config import SparkConfig
+    from corpus_pipeline.engine.session import get_spark
+
+    session = get_spark(SparkConfig(master="local[2]", app_name="corpus_pipeline-tests",
+                                    conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4"}))
+    yield session
+    session.stop()
+
+
+def html_page(body: str, title: str = "t", head_extra: str = "") -> str:
+    return (f"<!DOCTYPE html><html><head><title>{title}</title>{head_extra}</head><body>"
+            f"<nav><a href='/'>Home</a> <a href='/about'>About</a></nav><article>{body}</article>"
+            "<footer>Contact us</footer></body></html>")
+
+
+def write_warc(path: Path, records: list[dict]) -> Path:
+    """Write a gzip WARC; each record dict: url, payload (bytes), and optional content_type, status,
+    rec_type ('response' default, or 'request', 'resource', 'metadata')."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as stream:
+        writer = WARCWriter(stream, gzip=True)
+        for rec in records:
+            rec_type = rec.get("rec_type", "response")
+            http = None
+            if rec_type == "response":
+                headers = [("Content-Type", rec["content_type"])] if rec.get("content_type") else []
+                http = StatusAndHeaders(f"{rec.get('status', 200)} OK", headers, protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(rec["url"], rec_type, payload=io.BytesIO(rec["payload"]),
+                                                          http_headers=http))
+    return path

@@ -1,0 +1,40 @@
+from pathlib import Path
+
+import pytest
+
+from corpus_pipeline.config import ConfigError, PipelineConfig, load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_defaults_work_without_a_file():
+    config = load_config()
+    assert config == PipelineConfig()
+    assert config.langid.min_score == 0.5
+
+
+def test_demo_config_loads():
+    config = load_config(ROOT / "configs" / "demo.yaml")
+    assert config.langid.allowed_languages == ["en", "zh"]
+
+
+def test_a_typo_fails_naming_the_key(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("langid:\n  min_scor: 0.7\n")
+    with pytest.raises(ConfigError, match="langid.min_scor"):
+        load_config(path)
+
+
+def test_set_overrides_parse_values_as_yaml():
+    config = load_config(None, ["langid.min_score=0.7", "langid.allowed_languages=[en, zh]",
+                                "normalize.unicode_form=NFKC", "spark.conf={spark.x: '1'}"])
+    assert config.langid.min_score == 0.7
+    assert config.langid.allowed_languages == ["en", "zh"]
+    assert config.normalize.unicode_form == "NFKC"
+    assert config.spark.conf == {"spark.x": "1"}
+
+
+@pytest.mark.parametrize("bad", ["langid.min_score", "=1", "langid.min_score=2.0", "nosuch.key=1"])
+def test_bad_overrides_fail(bad):
+    with pytest.raises(ConfigError):
+        load_config(None, [bad])

@@ -20,6 +20,8 @@ STAGE_FLAGS  = --config $(CONFIG) --set data_root=$(DATA_ROOT) --set run_id=$(RU
 
 export PYSPARK_PYTHON := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
+# Spark talks to itself on loopback only (it would otherwise pick the first non-loopback interface).
+export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
 .PHONY: help setup test demo lint bench extract langid normalize eval-extraction eval-langid clean

@@ -21,6 +21,7 @@ class SparkConfig(Strict):
     # Used only when the job is not launched by spark-submit (which sets spark.master itself).
     master: str = "local[*]"
     app_name: str = "corpus_pipeline"
+    log_level: Literal["ERROR", "WARN", "INFO", "DEBUG"] = "WARN"
     # Extra `spark.*` settings, e.g. {"spark.executor.memory": "8g"}.
     conf: dict[str, str] = Field(default_factory=dict)
 

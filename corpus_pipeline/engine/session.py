@@ -29,7 +29,14 @@ def get_spark(config: SparkConfig | None = None):
     if not launched_by_spark_submit():
         builder = builder.master(config.master)
         builder = builder.config("spark.ui.showConsoleProgress", "true")
+        if config.master.startswith("local"):
+            # Embedded mode talks to itself only: without this Spark binds the driver to the first
+            # non-loopback interface it finds when the hostname resolves to 127.0.0.1.
+            builder = builder.config("spark.driver.host", "127.0.0.1")
+            builder = builder.config("spark.driver.bindAddress", "127.0.0.1")
     builder = builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", ARROW_BATCH_ROWS)
     for key, value in config.conf.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(config.log_level)
+    return session

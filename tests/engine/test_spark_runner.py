@@ -80,7 +80,8 @@ def test_jobs_run_unchanged_under_spark_submit(tmp_path):
     from pyspark.find_spark_home import _find_spark_home
 
     warcs = make_warcs(tmp_path, files=2, pages=2)
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+           "SPARK_LOCAL_IP": "127.0.0.1"}
     spark_submit = Path(_find_spark_home()) / "bin" / "spark-submit"
     output = tmp_path / "submitted"
     completed = subprocess.run(

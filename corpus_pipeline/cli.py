@@ -16,11 +16,20 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
 def _common(parser: argparse.ArgumentParser, runner_default: str = "spark") -> None:
     parser.add_argument("--config", help="YAML config (configs/demo.yaml); defaults apply without one")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override one config value, e.g. --set langid.min_score=0.7 (repeatable)")
-    parser.add_argument("--runner", choices=("spark", "local"), default=runner_default,
-                        help="spark: a Spark job (local[*] unless spark-submit set a master); "
-                             "local: this process only")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config value, e.g. --set langid.min_score=0.7 (repeatable)",
+    )
+    parser.add_argument(
+        "--runner",
+        choices=("spark", "local"),
+        default=runner_default,
+        help="spark: a Spark job (local[*] unless spark-submit set a master); local: this process only",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,8 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     extraction = targets.add_parser("extraction", help="precision/recall/F1 of extract against gold text")
     extraction.add_argument("--warc", required=True)
     extraction.add_argument("--gold", required=True)
-    extraction.add_argument("--id-header", default="WARC-Bench-Id",
-                            help="WARC header naming the gold page (else pages match by URL)")
+    extraction.add_argument(
+        "--id-header", default="WARC-Bench-Id", help="WARC header naming the gold page (else pages match by URL)"
+    )
     extraction.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     _common(extraction, runner_default="local")
     langid = targets.add_parser("langid", help="accuracy of langid on DIR/<iso>.txt sentence files")
@@ -89,8 +99,7 @@ def _run_eval(args, config: PipelineConfig) -> int:
     from corpus_pipeline.evaluation.commands import evaluate_extraction, evaluate_langid
 
     if args.target == "extraction":
-        report = evaluate_extraction(args.warc, args.gold, config, make_executor(config, args.runner),
-                                     args.id_header)
+        report = evaluate_extraction(args.warc, args.gold, config, make_executor(config, args.runner), args.id_header)
     else:
         report = evaluate_langid(args.sentences, config, args.max_per_language)
     print(report.format_table())

@@ -12,6 +12,44 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+# Line-level boilerplate (C4-style), English and Chinese. Each is one rule of BoilerplateConfig.
+DEFAULT_BOILERPLATE_PATTERNS: dict[str, str] = {
+    # "enable JavaScript" notices: the notice phrasings, not any line naming JavaScript and a verb.
+    "javascript_notice": (
+        r"\b(please|you (must|need to|have to|should)|kindly)( \w+)? (enable|turn on|activate|allow) javascript\b"
+        r"|^(enable|turn on|activate) javascript\b"
+        r"|\bjavascript (is|has been|seems to be|appears to be|is currently) "
+        r"(disabled|turned off|not enabled|blocked|required)\b"
+        r"|\bjavascript (must|needs to|should) be (enabled|turned on|activated)\b"
+        r"|\b(must|need to|should) have javascript (enabled|turned on)\b"
+        r"|\b(browser|device) (does not|doesn't) support javascript\b"
+        r"|\b(this|the) (site|website|page|app|application|content|feature|video) requires javascript\b"
+    ),
+    # Cookie banners.
+    "cookie_banner": (
+        r"\b(we|this (web ?)?site|our (web ?)?site|this website) (use|uses|may use|is using) cookies\b"
+        r"|\bour (use of cookies|cookie (policy|notice|statement))\b"
+        r"|^cookie (policy|settings|preferences|consent|notice)$"
+        r"|\b(manage|change|update) (your )?cookie (settings|preferences)\b"
+        r"|^(accept|allow|reject|decline)( all)? cookies$|\bclicking\W+accept( all)? cookies\b"
+    ),
+    # Footer links, alone or several on one line.
+    "footer_links": (
+        r"^((privacy policy|cookie policy|terms of (use|service)|terms (and|&) conditions|all rights reserved\.?"
+        r"|contact us|about us|sitemap)( ?[|·•/] ?|$))+$|\ball rights reserved\.?$"
+    ),
+    # Copyright lines: "© 2024", "Copyright © 2024", "© Copyright 2021", "Copyright (c) 2019".
+    "copyright_line": (r"^((©|\(c\)|copyright)\s*)+\d{4}\b"),
+    # Share / follow prompts as whole lines.
+    "share_prompt": (r"^((share (this( (article|story|post|page))?|on \w+)|follow us( on \w+)?)[:.!]? ?)+$"),
+    # Chinese: cookie banners, policy links, footers, share/follow prompts.
+    "zh_boilerplate": (
+        r"本网?站(会)?使用\s*cookie|我们(会)?使用\s*cookies?\s*(来|以)?\s*(改善|提升|优化|提供|确保|为您)"
+        r"|接受(全部|所有)?\s*cookie|^(隐私政策|隐私声明|用户协议|免责声明)$|(查看|阅读)(我们的)?(隐私政策|用户协议)"
+        r"|版权所有(?![者人权])|^分享到([:：]|微信|微博|朋友圈|QQ)|^关注我们([:：]|$|的?(微信|微博|公众号|官方))"
+    ),
+}
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -65,19 +103,11 @@ class LangIdConfig(Strict):
 
 class BoilerplateConfig(Strict):
     enabled: bool = True
-    # Case-insensitive regular expressions; a line matching one is removed (C4-style line rules).
-    # Defaults: cookie/consent banners, "enable JavaScript" notices, policy/copyright footers and
-    # share prompts, in English and Chinese.
-    line_patterns: list[str] = Field(
-        default_factory=lambda: [
-            r"\bjavascript\b.*\b(enable|disabled|required|turn on)\b|\b(enable|turn on)\b.*\bjavascript\b",
-            r"\b(we|this (web)?site) uses? cookies\b|\bcookie (policy|settings|consent)\b|accept (all )?cookies",
-            r"^(privacy policy|terms of (use|service)|all rights reserved\.?)$",
-            r"^(©|\(c\)|copyright)\s*\d{4}",
-            r"^(share (this|on)|follow us on)\b",
-            r"本(网)?站使用\s*cookie|接受\s*cookie|隐私政策$|版权所有|^(分享到|关注我们)",
-        ]
-    )
+    # Named, case-insensitive regular expressions (Python `re`); a line matching one is removed and
+    # counted under its name in the stats. `^`/`$` are the line's ends. The defaults are written as
+    # the notices phrase themselves, so article sentences about cookies, JavaScript or copyright
+    # survive (tests/stages/test_boilerplate.py holds both kinds of line, English and Chinese).
+    line_patterns: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_BOILERPLATE_PATTERNS))
     # C4 drops lines with fewer than 3 words; 0 disables it. Counted in words for space-separated
     # text only: a Chinese line has no spaces and is never dropped by this rule.
     min_words_per_line: int = Field(0, ge=0)
@@ -85,7 +115,8 @@ class BoilerplateConfig(Strict):
 
 class NormalizeConfig(Strict):
     # NFC keeps the text as written; NFKC also folds full-width digits and letters (１２３ -> 123)
-    # and compatibility forms, which helps dedup and tokenization of Chinese web text.
+    # and compatibility forms, which helps dedup and tokenization of Chinese web text, but it also
+    # turns Chinese full-width punctuation (，：；（）！？) into ASCII and … into "...".
     unicode_form: Literal["NFC", "NFKC"] = "NFC"
     fix_mojibake: bool = True
     remove_invisible: bool = True
@@ -133,7 +164,5 @@ def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str
     try:
         return PipelineConfig.model_validate(raw)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
-        )
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
         raise ConfigError(f"invalid config{f' {path}' if path else ''}: {problems}") from None

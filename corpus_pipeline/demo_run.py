@@ -9,7 +9,6 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.runner import StageResult
 from corpus_pipeline.engine.stages import make_executor, run_extract, run_langid, run_normalize
 
-
 # The demo crawl is rolled into several files, as a crawler rolls WARCs, so that extract (one Spark
 # task per file) runs on every core.
 DEMO_WARC_FILES = 4

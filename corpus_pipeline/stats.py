@@ -44,9 +44,7 @@ class StageStats:
     def check_balanced(self) -> None:
         dropped = sum(self.dropped.values())
         if self.docs_in != self.kept + dropped:
-            raise AssertionError(
-                f"{self.stage}: {self.docs_in} in != {self.kept} kept + {dropped} dropped"
-            )
+            raise AssertionError(f"{self.stage}: {self.docs_in} in != {self.kept} kept + {dropped} dropped")
 
     def merge(self, other: StageStats) -> StageStats:
         self.docs_in += other.docs_in

@@ -19,13 +19,25 @@ def format_funnel(stages: list[StageStats], skipped: set[str] = frozenset()) -> 
         reasons = ", ".join(f"{r} {n:,}" for r, n in stats.dropped.most_common(_TOP_REASONS))
         rate = f"{stats.docs_in / stats.seconds:,.0f}" if stats.seconds > 0 else "-"
         name = stats.stage + (" (reused)" if stats.stage in skipped else "")
-        rows.append((name, f"{stats.docs_in:,}", f"{stats.kept:,}", f"{dropped:,}", _mb(stats.bytes_in),
-                     _mb(stats.bytes_kept), f"{stats.seconds:,.1f}", rate, reasons or "-"))
+        rows.append(
+            (
+                name,
+                f"{stats.docs_in:,}",
+                f"{stats.kept:,}",
+                f"{dropped:,}",
+                _mb(stats.bytes_in),
+                _mb(stats.bytes_kept),
+                f"{stats.seconds:,.1f}",
+                rate,
+                reasons or "-",
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = []
     for index, row in enumerate(rows):
-        cells = [cell.ljust(widths[i]) if i in (0, len(row) - 1) else cell.rjust(widths[i])
-                 for i, cell in enumerate(row)]
+        cells = [
+            cell.ljust(widths[i]) if i in (0, len(row) - 1) else cell.rjust(widths[i]) for i, cell in enumerate(row)
+        ]
         lines.append("  ".join(cells).rstrip())
         if index == 0:
             lines.append("  ".join("-" * w for w in widths))

@@ -1,6 +1,6 @@
 """spark-submit entry point for the extract stage: the same arguments as `corpus-pipeline extract`.
 
-    spark-submit --master spark://HOST:7077 jobs/extract.py --input ... --output ... [--config C]
+spark-submit --master spark://HOST:7077 jobs/extract.py --input ... --output ... [--config C]
 """
 
 import sys

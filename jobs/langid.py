@@ -1,6 +1,6 @@
 """spark-submit entry point for the langid stage: the same arguments as `corpus-pipeline langid`.
 
-    spark-submit --master spark://HOST:7077 jobs/langid.py --input ... --output ... [--config C]
+spark-submit --master spark://HOST:7077 jobs/langid.py --input ... --output ... [--config C]
 """
 
 import sys

@@ -1,6 +1,6 @@
 """spark-submit entry point for the normalize stage: the same arguments as `corpus-pipeline normalize`.
 
-    spark-submit --master spark://HOST:7077 jobs/normalize.py --input ... --output ... [--config C]
+spark-submit --master spark://HOST:7077 jobs/normalize.py --input ... --output ... [--config C]
 """
 
 import sys

@@ -28,16 +28,23 @@ def spark():
     from corpus_pipeline.config import SparkConfig
     from corpus_pipeline.engine.session import get_spark
 
-    session = get_spark(SparkConfig(master="local[2]", app_name="corpus_pipeline-tests",
-                                    conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4"}))
+    session = get_spark(
+        SparkConfig(
+            master="local[2]",
+            app_name="corpus_pipeline-tests",
+            conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4"},
+        )
+    )
     yield session
     session.stop()
 
 
 def html_page(body: str, title: str = "t", head_extra: str = "") -> str:
-    return (f"<!DOCTYPE html><html><head><title>{title}</title>{head_extra}</head><body>"
-            f"<nav><a href='/'>Home</a> <a href='/about'>About</a></nav><article>{body}</article>"
-            "<footer>Contact us</footer></body></html>")
+    return (
+        f"<!DOCTYPE html><html><head><title>{title}</title>{head_extra}</head><body>"
+        f"<nav><a href='/'>Home</a> <a href='/about'>About</a></nav><article>{body}</article>"
+        "<footer>Contact us</footer></body></html>"
+    )
 
 
 def write_warc(path: Path, records: list[dict]) -> Path:
@@ -54,6 +61,7 @@ def write_warc(path: Path, records: list[dict]) -> Path:
             if rec_type == "response":
                 headers = [("Content-Type", rec["content_type"])] if rec.get("content_type") else []
                 http = StatusAndHeaders(f"{rec.get('status', 200)} OK", headers, protocol="HTTP/1.1")
-            writer.write_record(writer.create_warc_record(rec["url"], rec_type, payload=io.BytesIO(rec["payload"]),
-                                                          http_headers=http))
+            writer.write_record(
+                writer.create_warc_record(rec["url"], rec_type, payload=io.BytesIO(rec["payload"]), http_headers=http)
+            )
     return path

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from conftest import html_page, shared_data, write_warc
 
 from corpus_pipeline.cli import EXIT_ERROR, EXIT_OK, EXIT_USAGE, main
@@ -13,10 +12,13 @@ ARTICLE = "<p>" + "Engineers finished the new bridge over the river two months a
 
 
 def test_extract_verb_writes_a_stage_and_prints_the_funnel(tmp_path, capsys):
-    warc = write_warc(tmp_path / "in.warc.gz", [
-        {"url": "https://a.example/", "payload": html_page(ARTICLE).encode(), "content_type": "text/html"},
-        {"url": "https://a.example/x.jpg", "payload": b"\xff\xd8\xff", "content_type": "image/jpeg"},
-    ])
+    warc = write_warc(
+        tmp_path / "in.warc.gz",
+        [
+            {"url": "https://a.example/", "payload": html_page(ARTICLE).encode(), "content_type": "text/html"},
+            {"url": "https://a.example/x.jpg", "payload": b"\xff\xd8\xff", "content_type": "image/jpeg"},
+        ],
+    )
     code = main(["extract", "--input", str(tmp_path), "--output", str(tmp_path / "out"), "--runner", "local"])
     out = capsys.readouterr().out
     assert code == EXIT_OK
@@ -35,8 +37,9 @@ def test_a_config_typo_exits_2_naming_the_key(tmp_path, capsys):
 
 
 def test_missing_input_is_a_clear_error(tmp_path, capsys):
-    code = main(["extract", "--input", str(tmp_path / "nothing*.warc.gz"), "--output", str(tmp_path / "o"),
-                 "--runner", "local"])
+    code = main(
+        ["extract", "--input", str(tmp_path / "nothing*.warc.gz"), "--output", str(tmp_path / "o"), "--runner", "local"]
+    )
     assert code == EXIT_ERROR
     assert "no such file" in capsys.readouterr().err
 

@@ -26,8 +26,15 @@ def test_a_typo_fails_naming_the_key(tmp_path):
 
 
 def test_set_overrides_parse_values_as_yaml():
-    config = load_config(None, ["langid.min_score=0.7", "langid.allowed_languages=[en, zh]",
-                                "normalize.unicode_form=NFKC", "spark.conf={spark.x: '1'}"])
+    config = load_config(
+        None,
+        [
+            "langid.min_score=0.7",
+            "langid.allowed_languages=[en, zh]",
+            "normalize.unicode_form=NFKC",
+            "spark.conf={spark.x: '1'}",
+        ],
+    )
     assert config.langid.min_score == 0.7
     assert config.langid.allowed_languages == ["en", "zh"]
     assert config.normalize.unicode_form == "NFKC"

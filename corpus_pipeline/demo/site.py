@@ -134,11 +134,7 @@ class _Entry:
 
 
 def _link_list(links: list[tuple[str, str]]) -> str:
-    return (
-        "<ul>"
-        + "".join(f'<li><a href="{escape(href)}">{escape(text)}</a></li>' for href, text in links)
-        + "</ul>"
-    )
+    return "<ul>" + "".join(f'<li><a href="{escape(href)}">{escape(text)}</a></li>' for href, text in links) + "</ul>"
 
 
 def _document(lang: str, title: str, body: str, charset: str = "utf-8", canonical: str = "") -> str:
@@ -201,8 +197,7 @@ def _print_page(entry: _Entry, base_url: str) -> str:
     """Print layout: no navigation, banner or related links, so only the article text is shared."""
     lang = entry.article.language
     body = (
-        f'<div class="print">\n{_article_html(entry.article)}\n'
-        f'<p class="print-url">{base_url}{entry.path}</p>\n</div>'
+        f'<div class="print">\n{_article_html(entry.article)}\n<p class="print-url">{base_url}{entry.path}</p>\n</div>'
     )
     return _document(lang, entry.article.title, body, canonical=base_url + entry.path)
 
@@ -274,9 +269,7 @@ def build_demo_site(
     ) -> DemoPage:
         # Only the legacy (GBK) pages leave the charset out of the Content-Type header.
         extra_headers = tuple(headers.items())
-        return DemoPage(
-            path, base_url + path, title, lang, kind, html, charset, charset == "utf-8", extra_headers
-        )
+        return DemoPage(path, base_url + path, title, lang, kind, html, charset, charset == "utf-8", extra_headers)
 
     news = load_peoples_daily()
     n_public, n_private, n_gbk = cap(NEWS_PAGES), cap(PRIVATE_PAGES), cap(GBK_PAGES)
@@ -322,17 +315,13 @@ def build_demo_site(
             # Real sites keep print views out of search indexes; crawlers may honour or ignore it.
             html = _print_page(entry, base_url)
             title, lang = entry.article.title, entry.article.language
-            pages.append(
-                page("/print" + entry.path, title, lang, "print", html, **{"X-Robots-Tag": "noindex"})
-            )
+            pages.append(page("/print" + entry.path, title, lang, "print", html, **{"X-Robots-Tag": "noindex"}))
 
     reviews = rng.sample(load_reviews(), cap(REVIEW_PAGES) * REVIEWS_PER_PAGE)
     for number in range(1, cap(REVIEW_PAGES) + 1):
         chunk = reviews[(number - 1) * REVIEWS_PER_PAGE : number * REVIEWS_PER_PAGE]
         html = _reviews_page(number, cap(REVIEW_PAGES), chunk, rng)
-        pages.append(
-            page(f"/reviews/page-{number:03d}.html", f"用户评论 第{number}页", "zh", "reviews", html)
-        )
+        pages.append(page(f"/reviews/page-{number:03d}.html", f"用户评论 第{number}页", "zh", "reviews", html))
 
     pages = _index_pages(pages, base_url) + pages
     robots_txt = f"User-agent: *\nDisallow: {DISALLOWED_SECTION}\n\nSitemap: {base_url}/sitemap.xml\n"
@@ -358,12 +347,8 @@ def _index_pages(pages: list[DemoPage], base_url: str) -> list[DemoPage]:
         DISALLOWED_SECTION: ("zh", "内部系统"),
     }
     home_links = [(path, title) for path, (_, title) in sections.items()]
-    index = [
-        DemoPage("/", base_url + "/", SITE_NAME["zh"], "zh", "index", _index_page("zh", "首页", home_links))
-    ]
+    index = [DemoPage("/", base_url + "/", SITE_NAME["zh"], "zh", "index", _index_page("zh", "首页", home_links))]
     for section, (lang, title) in sections.items():
         links = [(p.path, p.title) for p in pages if p.path.startswith(section)]
-        index.append(
-            DemoPage(section, base_url + section, title, lang, "index", _index_page(lang, title, links))
-        )
+        index.append(DemoPage(section, base_url + section, title, lang, "index", _index_page(lang, title, links)))
     return index

@@ -117,9 +117,7 @@ def write_demo_warc(site: DemoSite, path: str | os.PathLike, date: datetime = DE
     return 1 + 2 * len(site.pages)
 
 
-def build_demo_warc(
-    output_path: str | os.PathLike, seed: int = 0, max_articles_per_source: int | None = None
-) -> dict:
+def build_demo_warc(output_path: str | os.PathLike, seed: int = 0, max_articles_per_source: int | None = None) -> dict:
     """Build the demo site and write it as a WARC; return a summary for `make demo` to print."""
     site = build_demo_site(seed=seed, max_articles_per_source=max_articles_per_source)
     records = write_demo_warc(site, output_path)

@@ -21,9 +21,7 @@ class LocalExecutor:
         for task_id, path in enumerate(paths):
             run_source_task(stage, path, work, task_id)
 
-    def run_document_tasks(
-        self, stage: DocumentStage, parts: list[Path], input_schema: pa.Schema, work: Path
-    ) -> None:
+    def run_document_tasks(self, stage: DocumentStage, parts: list[Path], input_schema: pa.Schema, work: Path) -> None:
         for task_id, part in enumerate(parts):
             batches = pq.ParquetFile(part).iter_batches(batch_size=BATCH_ROWS)
             run_document_task(stage, batches, input_schema, work, task_id)

@@ -47,13 +47,9 @@ def run_source_stage(stage: SourceStage, paths: list[str], output: Path, executo
     return StageResult(output, stage_dir.finish(stage.name, time.perf_counter() - started), skipped=False)
 
 
-def run_document_stage(
-    stage: DocumentStage, input_dir: Path, output: Path, executor: Executor
-) -> StageResult:
+def run_document_stage(stage: DocumentStage, input_dir: Path, output: Path, executor: Executor) -> StageResult:
     parts = input_parts(input_dir)
-    stage_dir = StageDir(
-        output, fingerprint(stage.name, stage.config_fingerprint(), stage_input_identity(input_dir))
-    )
+    stage_dir = StageDir(output, fingerprint(stage.name, stage.config_fingerprint(), stage_input_identity(input_dir)))
     if stage_dir.is_done():
         return StageResult(output, stage_dir.done_stats(), skipped=True)
     started = time.perf_counter()

@@ -17,6 +17,13 @@ from corpus_pipeline.stages.base import DocumentStage, SourceStage
 _TASK_RESULT_SCHEMA = "task_id long, docs_in long, kept long"
 
 
+def spark_schema(arrow_schema: pa.Schema):
+    """The Spark schema of a stage's rows, derived from the Arrow one (never written by hand)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(arrow_schema)
+
+
 def _result_batch(task_id: int, stats) -> pa.RecordBatch:
     return pa.RecordBatch.from_pylist([{"task_id": task_id, "docs_in": stats.docs_in, "kept": stats.kept}])
 
@@ -38,19 +45,18 @@ class SparkExecutor:
 
         def run(batches):
             for batch in batches:
-                for task_id, path in zip(batch.column("task_id").to_pylist(), batch.column("path").to_pylist(),
-                                         strict=True):
+                for task_id, path in zip(
+                    batch.column("task_id").to_pylist(), batch.column("path").to_pylist(), strict=True
+                ):
                     stats = run_source_task(stage, path, Path(work_dir), task_id)
                     yield _result_batch(task_id, stats)
 
         frame.mapInArrow(run, _TASK_RESULT_SCHEMA).collect()
 
-    def run_document_tasks(
-        self, stage: DocumentStage, parts: list[Path], input_schema: pa.Schema, work: Path
-    ) -> None:
+    def run_document_tasks(self, stage: DocumentStage, parts: list[Path], input_schema: pa.Schema, work: Path) -> None:
         from pyspark import TaskContext
 
-        frame = self.spark.read.parquet(*[str(part) for part in parts])
+        frame = self.spark.read.schema(spark_schema(input_schema)).parquet(*[str(part) for part in parts])
         # Spark packs small files into one split and never splits a row group, so a few MB of
         # documents would run as one task on one core; spread them over every core instead.
         cores = self.spark.sparkContext.defaultParallelism

@@ -181,9 +181,7 @@ def score_page(page: GoldPage, extracted: str | None) -> PageScore:
     missing = extracted is None
     precision = 0.0 if missing else _ratio(tp, fp, fn)
     recall = 0.0 if missing else _ratio(tp, fn, fp)
-    return PageScore(
-        page.id, page.source, page.kind, is_chinese(page), missing, precision, recall, tp, fp, fn, tn
-    )
+    return PageScore(page.id, page.source, page.kind, is_chinese(page), missing, precision, recall, tp, fp, fn, tn)
 
 
 def _harmonic_mean(a: float, b: float) -> float:
@@ -221,9 +219,7 @@ def _group_score(scores: list[PageScore]) -> GroupScore:
     snippet_scores = [score for score in scores if score.kind == "snippets"]
     micro = None
     if snippet_scores:
-        tp, fp, fn, tn = (
-            sum(getattr(score, name) for score in snippet_scores) for name in ("tp", "fp", "fn", "tn")
-        )
+        tp, fp, fn, tn = (sum(getattr(score, name) for score in snippet_scores) for name in ("tp", "fp", "fn", "tn"))
         micro_p, micro_r = _ratio(tp, fp, fn), _ratio(tp, fn, fp)
         total = tp + fp + fn + tn
         micro = SnippetMicro(
@@ -281,8 +277,7 @@ class ExtractionReport:
                 line += f"{micro.precision:>8.3f}{micro.recall:>8.3f}{micro.accuracy:>10.3f}"
             lines.append(line)
         lines.append(
-            "P/R: macro over pages (missing pages score 0); F1 of the macro P and R; "
-            "micro*: snippet pages only"
+            "P/R: macro over pages (missing pages score 0); F1 of the macro P and R; micro*: snippet pages only"
         )
         if self.unknown_ids:
             lines.append(f"warning: {self.unknown_ids} extracted ids have no gold page")

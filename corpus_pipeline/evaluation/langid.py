@@ -96,9 +96,7 @@ class LangIdReport:
         lines = [f"{'lang':<6}{'n':>6}{'correct':>9}{'acc':>8}  top confusions"]
         for language, score in self.per_language.items():
             confusions = ", ".join(f"{label}:{count}" for label, count in score.top_confusions)
-            lines.append(
-                f"{language:<6}{score.sentences:>6}{score.correct:>9}{score.accuracy:>8.3f}  {confusions}"
-            )
+            lines.append(f"{language:<6}{score.sentences:>6}{score.correct:>9}{score.accuracy:>8.3f}  {confusions}")
         lines.append(
             f"{'micro':<6}{self.sentences:>6}{self.correct:>9}{self.micro_accuracy:>8.3f}"
             f"  over {len(self.per_language)} languages"
@@ -135,9 +133,7 @@ def score_langid(
             continue
         predictions = [strip_label_prefix(label) for label in predict(list(texts))]
         if len(predictions) != len(texts):
-            raise ValueError(
-                f"predict returned {len(predictions)} labels for {len(texts)} {language} sentences"
-            )
+            raise ValueError(f"predict returned {len(predictions)} labels for {len(texts)} {language} sentences")
         correct = sum(label in accepted for label in predictions)
         confusions = Counter(label for label in predictions if label not in accepted)
         per_language[language] = LanguageScore(
@@ -152,8 +148,6 @@ def score_langid(
         correct=correct,
         micro_accuracy=correct / total if total else 0.0,
         macro_accuracy=(
-            sum(score.accuracy for score in per_language.values()) / len(per_language)
-            if per_language
-            else 0.0
+            sum(score.accuracy for score in per_language.values()) / len(per_language) if per_language else 0.0
         ),
     )

@@ -13,14 +13,20 @@ import re
 
 from charset_normalizer import from_bytes
 
-_META_CHARSET = re.compile(
-    rb"""<meta[^>]+?charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE
-)
+_META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE)
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE)
 # Browsers treat these labels as supersets (WHATWG Encoding Standard): a page labelled gb2312 is
 # decoded as GB18030, latin-1 as windows-1252. Decoding with the narrower codec loses characters.
-_SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "cp1252", "latin-1": "cp1252",
-              "ascii": "cp1252", "us-ascii": "cp1252", "iso8859-1": "cp1252", "x-gbk": "gb18030"}
+_SUPERSETS = {
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "iso-8859-1": "cp1252",
+    "latin-1": "cp1252",
+    "ascii": "cp1252",
+    "us-ascii": "cp1252",
+    "iso8859-1": "cp1252",
+    "x-gbk": "gb18030",
+}
 # <meta charset> must appear in the first 1024 bytes per HTML5; real pages put it later, so look
 # further but not through a whole 10 MB page.
 _META_SCAN_BYTES = 8192

@@ -114,8 +114,9 @@ def _iterate(stream, max_payload_bytes: int, skip: int, file_size: int | None) -
     # A file cut inside a record's headers ends the iteration without a word from warcio: the
     # bytes after the last complete record are what was lost.
     if file_size is not None and file_size > end + _TRAILING_SLACK:
-        raise _TruncatedRecord(f"{file_size - end} bytes after the last complete record (byte {end}) "
-                               "could not be read as a record")
+        raise _TruncatedRecord(
+            f"{file_size - end} bytes after the last complete record (byte {end}) could not be read as a record"
+        )
 
 
 def read_warc(path: str, max_payload_bytes: int) -> Iterator[WarcRecord | ReadFault]:

@@ -33,7 +33,7 @@ class DocumentStage(ABC):
     # Columns this stage fills; appended to the input schema when not already present.
     output_fields: tuple[pa.Field, ...] = ()
 
-    def setup(self) -> None:
+    def setup(self) -> None:  # noqa: B027 - an optional hook, not abstract
         """Load heavy resources. Called by the runner in the process that runs the stage."""
 
     @abstractmethod
@@ -61,7 +61,7 @@ class SourceStage(ABC):
 
     name: str = ""
 
-    def setup(self) -> None:
+    def setup(self) -> None:  # noqa: B027 - an optional hook, not abstract
         """Load heavy resources once per process."""
 
     @abstractmethod

@@ -57,10 +57,10 @@ class ExtractStage(SourceStage):
             if isinstance(item, ReadFault):
                 stats.count_in(0)
                 stats.count("read_faults", item.error)
-                row = empty_document(id=f"fault:{path}:{item.offset}", text="", file_path=path,
-                                     warc_offset=item.offset, dump=dump)
-                yield row, Drop("read_error", f"{item.error} after the record at byte {item.offset}: "
-                                              f"{item.message}")
+                row = empty_document(
+                    id=f"fault:{path}:{item.offset}", text="", file_path=path, warc_offset=item.offset, dump=dump
+                )
+                yield row, Drop("read_error", f"{item.error} after the record at byte {item.offset}: {item.message}")
                 continue
             if item.rec_type == "warcinfo" and item.is_part_of and self.config.dump is None:
                 dump = item.is_part_of  # Common Crawl names its snapshot here: CC-MAIN-2024-22
@@ -70,13 +70,19 @@ class ExtractStage(SourceStage):
 
     def _record_to_row(self, rec: WarcRecord, path: str, dump: str, stats: StageStats) -> tuple[dict, Verdict]:
         row = empty_document(
-            id="", text="", url=rec.target_uri, date=rec.date, dump=dump, file_path=path,
-            warc_record_id=rec.record_id, warc_offset=rec.offset,
+            id="",
+            text="",
+            url=rec.target_uri,
+            date=rec.date,
+            dump=dump,
+            file_path=path,
+            warc_record_id=rec.record_id,
+            warc_offset=rec.offset,
             content_type=media_type(rec.http_content_type) or None,
         )
         verdict = self._extract(rec, row, stats)
-        row["id"] = document_id(rec.target_uri, row["text"]) if verdict is None else (
-            rec.record_id or f"{path}:{rec.offset}"
+        row["id"] = (
+            document_id(rec.target_uri, row["text"]) if verdict is None else (rec.record_id or f"{path}:{rec.offset}")
         )
         return row, verdict
 
@@ -117,7 +123,13 @@ class ExtractStage(SourceStage):
 
         c = self.config
         return trafilatura.extract(
-            html, url=url, favor_precision=c.favor_precision, favor_recall=c.favor_recall,
-            include_comments=c.include_comments, include_tables=c.include_tables,
-            include_links=c.include_links, deduplicate=c.deduplicate, fast=c.fast,
+            html,
+            url=url,
+            favor_precision=c.favor_precision,
+            favor_recall=c.favor_recall,
+            include_comments=c.include_comments,
+            include_tables=c.include_tables,
+            include_links=c.include_links,
+            deduplicate=c.deduplicate,
+            fast=c.fast,
         )

@@ -56,9 +56,7 @@ def test_wikipedia_articles_are_plain_text_without_redirects():
     for article in articles:
         assert article.language == "en" and len(article.paragraphs) >= 3
         for paragraph in article.paragraphs:
-            assert not any(markup in paragraph for markup in ("[[", "]]", "{{", "''", "==", "<ref")), (
-                paragraph
-            )
+            assert not any(markup in paragraph for markup in ("[[", "]]", "{{", "''", "==", "<ref")), paragraph
     assert articles[0].paragraphs[0].startswith("Anarchism is a political philosophy")
 
 
@@ -180,16 +178,11 @@ def test_warc_reads_back_record_for_record(site, tmp_path):
     assert _gzip_members(data) == records
 
     with path.open("rb") as stream:
-        read = [
-            (r.rec_type, r.rec_headers, r.http_headers, r.content_stream().read())
-            for r in ArchiveIterator(stream)
-        ]
+        read = [(r.rec_type, r.rec_headers, r.http_headers, r.content_stream().read()) for r in ArchiveIterator(stream)]
     assert [r[0] for r in read] == ["warcinfo"] + ["request", "response"] * len(site.pages)
     assert read[0][1].protocol == "WARC/1.1"
     for page, (request, response) in zip(site.pages, zip(read[1::2], read[2::2], strict=True), strict=True):
-        assert (
-            request[1].get_header("WARC-Target-URI") == page.url == response[1].get_header("WARC-Target-URI")
-        )
+        assert request[1].get_header("WARC-Target-URI") == page.url == response[1].get_header("WARC-Target-URI")
         assert request[1].get_header("WARC-Concurrent-To") == response[1].get_header("WARC-Record-ID")
         assert request[2].protocol == "GET" and request[2].statusline.startswith(page.path)
         assert response[2].get_statuscode() == "200"

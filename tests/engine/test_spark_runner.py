@@ -33,9 +33,16 @@ def make_warcs(root: Path, files: int = 3, pages: int = 6) -> list[str]:
         for p in range(pages):
             language = list(TEXTS)[(f + p) % 3]
             body = "".join(f"<p>{TEXTS[language] * 3} ({f}-{p}-{i})</p>" for i in range(3))
-            records.append({"url": f"https://site{f}.example/{p}", "payload": html_page(body).encode(),
-                            "content_type": "text/html; charset=utf-8"})
-        records.append({"url": f"https://site{f}.example/x.png", "payload": b"\x89PNG\x00", "content_type": "image/png"})
+            records.append(
+                {
+                    "url": f"https://site{f}.example/{p}",
+                    "payload": html_page(body).encode(),
+                    "content_type": "text/html; charset=utf-8",
+                }
+            )
+        records.append(
+            {"url": f"https://site{f}.example/x.png", "payload": b"\x89PNG\x00", "content_type": "image/png"}
+        )
         paths.append(str(write_warc(root / f"crawl-{f}.warc.gz", records)))
     return paths
 
@@ -80,16 +87,44 @@ def test_jobs_run_unchanged_under_spark_submit(tmp_path):
     from pyspark.find_spark_home import _find_spark_home
 
     warcs = make_warcs(tmp_path, files=2, pages=2)
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
-           "SPARK_LOCAL_IP": "127.0.0.1"}
+    env = {
+        **os.environ,
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+    }
     spark_submit = Path(_find_spark_home()) / "bin" / "spark-submit"
     output = tmp_path / "submitted"
     completed = subprocess.run(
-        [str(spark_submit), "--master", "local[2]", "--conf", "spark.ui.enabled=false",
-         str(PROJECT_ROOT / "jobs" / "extract.py"), "--input", *warcs, "--output", str(output)],
-        env=env, capture_output=True, text=True, timeout=300,
+        [
+            str(spark_submit),
+            "--master",
+            "local[2]",
+            "--conf",
+            "spark.ui.enabled=false",
+            str(PROJECT_ROOT / "jobs" / "extract.py"),
+            "--input",
+            *warcs,
+            "--output",
+            str(output),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     stats = json.loads((output / "_stats.json").read_text())
     assert (stats["docs_in"], stats["kept"], stats["tasks"]) == (6, 4, 2)
     assert "extract" in completed.stdout
+
+
+def test_spark_schema_is_derived_from_the_arrow_schema():
+    from corpus_pipeline.document import DOCUMENT_SCHEMA
+    from corpus_pipeline.engine.spark import spark_schema
+
+    derived = spark_schema(DOCUMENT_SCHEMA)
+    assert derived.fieldNames() == DOCUMENT_SCHEMA.names
+    assert derived["language_score"].dataType.simpleString() == "float"
+    assert derived["language_topk"].dataType.simpleString() == "array<struct<language:string,score:float>>"
+    assert not derived["id"].nullable and derived["url"].nullable

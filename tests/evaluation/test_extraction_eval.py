@@ -150,9 +150,7 @@ def test_load_gold_names_the_bad_line(tmp_path, bad_line, message):
     assert f"{path}:2:" in str(error.value)
 
 
-requires_gold = pytest.mark.skipif(
-    not GOLD_PATH.exists(), reason=f"real gold labels not found at {GOLD_PATH}"
-)
+requires_gold = pytest.mark.skipif(not GOLD_PATH.exists(), reason=f"real gold labels not found at {GOLD_PATH}")
 
 
 @pytest.mark.realdata

@@ -26,16 +26,31 @@ def extract_all(path, **config):
 
 
 def test_each_record_is_kept_or_rejected_with_a_reason(tmp_path):
-    warc = write_warc(tmp_path / "mixed.warc.gz", [
-        {"url": "https://news.example/a", "payload": html_page(ARTICLE).encode(), "content_type": "text/html"},
-        {"url": "https://news.example/a", "payload": b"GET /a HTTP/1.1\r\n\r\n", "rec_type": "request"},
-        {"url": "https://news.example/missing", "payload": b"<html>gone</html>", "status": 404,
-         "content_type": "text/html"},
-        {"url": "https://news.example/doc.pdf", "payload": b"%PDF-1.4 \x00\x01", "content_type": "application/pdf"},
-        {"url": "https://news.example/empty", "payload": b"<html><body></body></html>", "content_type": "text/html"},
-        {"url": "https://news.example/big", "payload": html_page(ARTICLE * 50).encode(), "content_type": "text/html"},
-        {"url": "https://news.example/bin", "payload": b"<html>\x00\x00\x00binary", "content_type": "text/html"},
-    ])
+    warc = write_warc(
+        tmp_path / "mixed.warc.gz",
+        [
+            {"url": "https://news.example/a", "payload": html_page(ARTICLE).encode(), "content_type": "text/html"},
+            {"url": "https://news.example/a", "payload": b"GET /a HTTP/1.1\r\n\r\n", "rec_type": "request"},
+            {
+                "url": "https://news.example/missing",
+                "payload": b"<html>gone</html>",
+                "status": 404,
+                "content_type": "text/html",
+            },
+            {"url": "https://news.example/doc.pdf", "payload": b"%PDF-1.4 \x00\x01", "content_type": "application/pdf"},
+            {
+                "url": "https://news.example/empty",
+                "payload": b"<html><body></body></html>",
+                "content_type": "text/html",
+            },
+            {
+                "url": "https://news.example/big",
+                "payload": html_page(ARTICLE * 50).encode(),
+                "content_type": "text/html",
+            },
+            {"url": "https://news.example/bin", "payload": b"<html>\x00\x00\x00binary", "content_type": "text/html"},
+        ],
+    )
     rows, stats = extract_all(warc, max_payload_bytes=20_000)
     reasons = [(row["url"], verdict.reason if verdict else None) for row, verdict in rows]
     assert reasons == [
@@ -56,27 +71,40 @@ def test_each_record_is_kept_or_rejected_with_a_reason(tmp_path):
 
 def test_charset_from_meta_when_the_header_has_none(tmp_path):
     page = html_page(CHINESE, head_extra='<meta charset="gb2312">').encode("gb18030")
-    warc = write_warc(tmp_path / "gbk.warc.gz", [{"url": "http://cn.example/", "payload": page,
-                                                  "content_type": "text/html"}])
-    (row, verdict), = extract_all(warc)[0]
+    warc = write_warc(
+        tmp_path / "gbk.warc.gz", [{"url": "http://cn.example/", "payload": page, "content_type": "text/html"}]
+    )
+    ((row, verdict),) = extract_all(warc)[0]
     assert verdict is None
     assert "国务院总理在北京主持召开常务会议" in row["text"]
     assert row["charset"] == "gb18030:meta"
 
 
 def test_html_served_with_a_generic_type_is_sniffed(tmp_path):
-    warc = write_warc(tmp_path / "sniff.warc.gz", [
-        {"url": "http://x.example/", "payload": b"  \n" + html_page(ARTICLE).encode(),
-         "content_type": "application/octet-stream"},
-        {"url": "http://x.example/data", "payload": b'{"a": 1}', "content_type": "application/octet-stream"},
-    ])
+    warc = write_warc(
+        tmp_path / "sniff.warc.gz",
+        [
+            {
+                "url": "http://x.example/",
+                "payload": b"  \n" + html_page(ARTICLE).encode(),
+                "content_type": "application/octet-stream",
+            },
+            {"url": "http://x.example/data", "payload": b'{"a": 1}', "content_type": "application/octet-stream"},
+        ],
+    )
     (_, first), (_, second) = extract_all(warc)[0]
     assert first is None and second.reason == "not_html"
 
 
 def test_truncated_file_keeps_records_before_the_fault(tmp_path):
-    records = [{"url": f"https://news.example/{i}", "payload": html_page(ARTICLE + f"<p>Story {i}.</p>").encode(),
-                "content_type": "text/html"} for i in range(5)]
+    records = [
+        {
+            "url": f"https://news.example/{i}",
+            "payload": html_page(ARTICLE + f"<p>Story {i}.</p>").encode(),
+            "content_type": "text/html",
+        }
+        for i in range(5)
+    ]
     full = write_warc(tmp_path / "full.warc.gz", records).read_bytes()
     cut = tmp_path / "cut.warc.gz"
     cut.write_bytes(full[: int(len(full) * 0.7)])
@@ -90,8 +118,10 @@ def test_truncated_file_keeps_records_before_the_fault(tmp_path):
 
 
 def test_whole_file_gzip_is_recovered(tmp_path):
-    records = [{"url": f"https://news.example/{i}", "payload": html_page(ARTICLE).encode(),
-                "content_type": "text/html"} for i in range(3)]
+    records = [
+        {"url": f"https://news.example/{i}", "payload": html_page(ARTICLE).encode(), "content_type": "text/html"}
+        for i in range(3)
+    ]
     plain = tmp_path / "plain.warc"
     write_warc(tmp_path / "members.warc.gz", records)
     plain.write_bytes(gzip.decompress((tmp_path / "members.warc.gz").read_bytes()))
@@ -138,8 +168,10 @@ def test_the_stage_writes_parquet_through_the_runner(tmp_path):
     from corpus_pipeline.engine.local import LocalExecutor
     from corpus_pipeline.engine.runner import run_source_stage
 
-    warc = write_warc(tmp_path / "one.warc.gz", [{"url": "https://a.example/", "payload": html_page(ARTICLE).encode(),
-                                                  "content_type": "text/html"}])
+    warc = write_warc(
+        tmp_path / "one.warc.gz",
+        [{"url": "https://a.example/", "payload": html_page(ARTICLE).encode(), "content_type": "text/html"}],
+    )
     result = run_source_stage(ExtractStage(), [str(warc)], tmp_path / "out", LocalExecutor())
     table = pq.read_table(result.output / "part-00000.parquet")
     assert table.num_rows == 1 and table.schema.field("text").type == "string"

@@ -59,8 +59,9 @@ def test_long_documents_are_sampled_from_three_windows():
 
 
 def test_keep_rule_allowed_languages_and_per_language_threshold():
-    stage = LangIdStage(LangIdConfig(allowed_languages=["en", "zh"], min_score=0.5,
-                                     min_score_by_language={"zh": 0.99999}))
+    stage = LangIdStage(
+        LangIdConfig(allowed_languages=["en", "zh"], min_score=0.5, min_score_by_language={"zh": 0.99999})
+    )
     stage.setup()
     doc, verdict = run(stage, "Der Stadtrat hat am Dienstag beschlossen, die öffentliche Bibliothek zu erweitern.")
     assert verdict.reason == "language_not_allowed" and verdict.detail.startswith("de ")

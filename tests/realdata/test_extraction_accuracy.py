@@ -1,0 +1,22 @@
+"""The extract stage against 1,432 real pages with gold labels (issue target: F1 >= 0.90)."""
+
+import pytest
+from conftest import shared_data
+
+from corpus_pipeline.config import load_config
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.evaluation.commands import evaluate_extraction
+
+pytestmark = pytest.mark.realdata
+
+
+def test_extraction_f1_on_all_gold_pages():
+    report = evaluate_extraction(
+        str(shared_data("web/pages.warc.gz")), str(shared_data("web/gold.jsonl")), load_config(), LocalExecutor()
+    )
+    print(report.format_table())
+    assert report.overall.pages == 1432 and report.unknown_ids == 0
+    assert report.overall.missing <= 10
+    assert report.overall.f1 >= 0.90
+    assert set(report.by_source) == {"trafilatura-eval", "scrapinghub-aeb", "magic-html"}
+    assert report.chinese.pages >= 80 and report.chinese.f1 >= 0.80

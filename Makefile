@@ -24,7 +24,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test demo lint bench extract langid normalize eval-extraction eval-langid clean
+.PHONY: help setup test demo lint bench extract langid normalize pii eval-extraction eval-langid eval-pii clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -59,11 +59,17 @@ langid: $(VENV)/.installed ## $(RUN_DIR)/01_extract -> 02_langid
 normalize: $(VENV)/.installed ## $(RUN_DIR)/02_langid -> 03_normalize
 	$(CLI) normalize --input $(RUN_DIR)/02_langid --output $(RUN_DIR)/03_normalize $(STAGE_FLAGS)
 
+pii: $(VENV)/.installed ## $(RUN_DIR)/03_normalize -> 04_pii (redact, count, drop PII-dense documents)
+	$(CLI) pii --input $(RUN_DIR)/03_normalize --output $(RUN_DIR)/04_pii $(STAGE_FLAGS)
+
 eval-extraction: $(VENV)/.installed ## extraction P/R/F1 on ../shared/data/web
 	$(CLI) eval extraction --warc ../shared/data/web/pages.warc.gz --gold ../shared/data/web/gold.jsonl --config $(CONFIG)
 
 eval-langid: $(VENV)/.installed ## language-ID accuracy on ../shared/data/langid/sentences
 	$(CLI) eval langid --sentences ../shared/data/langid/sentences --config $(CONFIG)
+
+eval-pii: $(VENV)/.installed ## PII precision/recall on ../shared/data/pii
+	$(CLI) eval pii --gold ../shared/data/pii/presidio_synth_dev.json --config $(CONFIG)
 
 clean: ## remove the demo data root and caches (not .venv)
 	rm -rf $(DATA_ROOT) .pytest_cache .ruff_cache spark-warehouse

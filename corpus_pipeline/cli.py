@@ -33,7 +33,11 @@ def _common(parser: argparse.ArgumentParser, runner_default: str = "spark") -> N
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="corpus-pipeline", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="corpus-pipeline",
+        description="Web crawls to clean, deduplicated, tokenized pretraining corpora, on Spark. "
+        "Each verb runs one stage; `corpus-pipeline VERB --help` for its options.",
+    )
     verbs = parser.add_subparsers(dest="verb", required=True)
 
     extract = verbs.add_parser("extract", help="WARC/WET/ARC files -> documents (trafilatura)")
@@ -66,7 +70,16 @@ def build_parser() -> argparse.ArgumentParser:
     langid.add_argument("--max-per-language", type=int)
     langid.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     _common(langid, runner_default="local")
+    _register_stage_families(verbs, targets)
     return parser
+
+
+def _register_stage_families(verbs, eval_targets) -> None:
+    """Stage families register their own verbs; each sets `handler(args, config) -> exit code`."""
+    from corpus_pipeline.pii import cli as pii_cli
+
+    pii_cli.register(verbs)
+    pii_cli.add_eval_target(eval_targets)
 
 
 def _report(results: list[StageResult]) -> None:
@@ -116,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpus-pipeline: {error}", file=sys.stderr)
         return EXIT_USAGE
     try:
+        handler = getattr(args, "handler", None)
+        if handler is not None:
+            return handler(args, config)
         if args.verb == "demo":
             return _run_demo(args, config)
         if args.verb == "eval":

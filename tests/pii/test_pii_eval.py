@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
@@ -58,17 +57,10 @@ def test_gold_files_with_bad_spans_are_refused(tmp_path):
 
 @pytest.mark.realdata
 def test_targets_on_presidio_synth_dev(capsys):
-    from corpus_pipeline.cli import build_parser
-    from corpus_pipeline.config import load_config
-    from corpus_pipeline.pii.cli import add_eval_target
+    from corpus_pipeline.cli import main
 
     gold = shared_data("pii/presidio_synth_dev.json")
-    parser = build_parser()
-    verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    targets = next(a for a in verbs.choices["eval"]._actions if isinstance(a, argparse._SubParsersAction))
-    add_eval_target(targets)
-    args = parser.parse_args(["eval", "pii", "--gold", str(gold), "--json"])
-    assert args.handler(args, load_config(args.config, args.overrides)) == 0
+    assert main(["eval", "pii", "--gold", str(gold), "--json"]) == 0
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["texts"] == 750
     for kind, target in TARGETS.items():

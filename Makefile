@@ -24,7 +24,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test demo lint bench extract langid normalize pii eval-extraction eval-langid eval-pii clean
+.PHONY: help setup test demo lint bench extract langid normalize pii quality gates eval-extraction eval-langid eval-pii clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -61,6 +61,12 @@ normalize: $(VENV)/.installed ## $(RUN_DIR)/02_langid -> 03_normalize
 
 pii: $(VENV)/.installed ## $(RUN_DIR)/03_normalize -> 04_pii (redact, count, drop PII-dense documents)
 	$(CLI) pii --input $(RUN_DIR)/03_normalize --output $(RUN_DIR)/04_pii $(STAGE_FLAGS)
+
+quality: $(VENV)/.installed ## $(RUN_DIR)/04_pii -> 05_quality (Gopher, C4, FineWeb signals, keep rules)
+	$(CLI) quality --input $(RUN_DIR)/04_pii --output $(RUN_DIR)/05_quality $(STAGE_FLAGS)
+
+gates: $(VENV)/.installed ## corpus-level quality gates over $(RUN_DIR) (exit 1 when one fails)
+	$(CLI) gates $(RUN_DIR) --config $(CONFIG)
 
 eval-extraction: $(VENV)/.installed ## extraction P/R/F1 on ../shared/data/web
 	$(CLI) eval extraction --warc ../shared/data/web/pages.warc.gz --gold ../shared/data/web/gold.jsonl --config $(CONFIG)

@@ -213,3 +213,10 @@ def test_more_boilerplate_phrasings_are_removed(line):
 @pytest.mark.parametrize("line", MORE_ARTICLE_LINES)
 def test_article_lines_about_cookies_javascript_and_copyright_survive(line):
     assert DEFAULT.rule_for(line) is None
+
+
+def test_a_long_line_ending_in_all_rights_reserved_is_content_not_a_footer():
+    page = "The festival programme lists forty concerts over three weekends in the old town. " * 6
+    line = page + "All Rights Reserved."
+    assert DEFAULT.rule_for(line) is None
+    assert DEFAULT.rule_for("© 2024 Example Media Inc. All rights reserved.") == "footer_links"

@@ -1,0 +1,1 @@
+"""Quality signals, keep rules, blocklists, the fastText quality classifier and corpus-level gates."""

@@ -1,0 +1,168 @@
+"""The fastText quality classifier: training (`corpus-pipeline quality train-classifier`) and scoring.
+
+A document is shown to fastText as its lower-cased word units (`words.py`: words, or single
+characters for Chinese and Japanese, so Chinese gets features at all; fastText itself splits on
+spaces only), the first MAX_TOKENS of them, on one line. Training and scoring use the same
+function, so the model sees at prediction what it saw in training.
+
+Training runs in this process with `fasttext_train.py` (numpy, fastText's algorithm and file
+format; that module says why), or, with `fasttext_python=PATH`, with real fastText in another
+interpreter that has a trainable build installed (fasttext-numpy2-wheel, say: it cannot share this
+environment with fasttext-predict, which owns the module name `fasttext`). Either way the model is
+a fastText `.bin` that fasttext-predict loads, and a held-out share of the examples measures it.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from corpus_pipeline.quality.fasttext_train import LABEL_PREFIX, TrainParams, train
+from corpus_pipeline.quality.words import word_units
+
+MAX_TOKENS = 1024
+POSITIVE, NEGATIVE = "hq", "lq"
+
+# Run by `fasttext_python`: real fastText's trainer on the file of `__label__x tokens...` lines.
+_EXTERNAL_TRAINER = """
+import json, sys, fasttext
+p = json.loads(sys.argv[3])
+model = fasttext.train_supervised(input=sys.argv[1], dim=p["dim"], epoch=p["epoch"], lr=p["lr"],
+    wordNgrams=p["word_ngrams"], bucket=p["bucket"], minCount=p["min_count"], seed=p["seed"],
+    loss="softmax", thread=1, verbose=0)
+model.save_model(sys.argv[2])
+"""
+
+
+def classifier_tokens(text: str) -> list[str]:
+    return word_units(text.lower())[:MAX_TOKENS]
+
+
+@functools.lru_cache(maxsize=4)
+def load_model(path: str):
+    """One load per process and path; fasttext-predict loads any fastText supervised model."""
+    import fasttext
+
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"quality classifier model not found: {path}")
+    return fasttext.load_model(path)
+
+
+class QualityClassifier:
+    def __init__(self, model_path: str, positive_label: str):
+        self.model = load_model(model_path)
+        self.label = LABEL_PREFIX + positive_label
+        labels, _ = self.model.predict("probe", k=-1)
+        if self.label not in labels:
+            raise ValueError(f"{model_path} has no label {positive_label!r}; its labels: {sorted(labels)}")
+
+    def score(self, tokens: list[str]) -> float:
+        """Probability of the positive label (fastText adds 1e-5 to every probability: capped)."""
+        labels, probabilities = self.model.predict(" ".join(tokens), k=-1)
+        return min(1.0, float(probabilities[labels.index(self.label)]))
+
+
+def read_texts(path: str) -> Iterator[str]:
+    """Documents from a stage directory or .parquet file (column `text`), JSON lines (.jsonl,
+    .jsonl.gz; field `text`) or plain text (.txt: one document per line)."""
+    file = Path(path)
+    if file.is_dir() or file.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        parts = [file]
+        if file.is_dir():  # a stage directory's kept parts, else any Parquet below it
+            parts = sorted(file.glob("part-*.parquet")) or sorted(file.glob("**/*.parquet"))
+        if not parts:
+            raise FileNotFoundError(f"{path}: no Parquet files")
+        for part in parts:
+            yield from (t for t in pq.read_table(part, columns=["text"]).column("text").to_pylist() if t)
+        return
+    if not file.is_file():
+        raise FileNotFoundError(f"training data not found: {path}")
+    opener = gzip.open if file.suffix == ".gz" else open
+    with opener(file, "rt", encoding="utf-8") as lines:
+        if file.name.endswith((".jsonl", ".jsonl.gz")):
+            yield from (text for line in lines if line.strip() and (text := json.loads(line).get("text")))
+        else:
+            yield from (line.strip() for line in lines if line.strip())
+
+
+def _examples(paths: list[str], label: str, limit: int | None) -> list[tuple[str, list[str]]]:
+    examples = []
+    for path in paths:
+        for text in read_texts(path):
+            tokens = classifier_tokens(text)
+            if tokens:
+                examples.append((label, tokens))
+            if limit is not None and len(examples) >= limit:
+                return examples
+    return examples
+
+
+def _train_external(examples: list[tuple[str, list[str]]], output: Path, params: TrainParams, python: str) -> None:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as data:
+        for label, tokens in examples:
+            data.write(f"{LABEL_PREFIX}{label} {' '.join(tokens)}\n")
+    try:
+        done = subprocess.run(
+            [python, "-c", _EXTERNAL_TRAINER, data.name, str(output), json.dumps(params.__dict__)],
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        os.unlink(data.name)
+    if done.returncode != 0:
+        raise RuntimeError(f"fastText training with {python} failed: {done.stderr.strip()[-800:]}")
+
+
+def train_classifier(
+    positive: list[str],
+    negative: list[str],
+    output: Path,
+    params: TrainParams | None = None,
+    holdout: float = 0.1,
+    max_per_class: int | None = None,
+    fasttext_python: str | None = None,
+) -> dict:
+    """Train on all but a seeded `holdout` share of the examples, save, and score the held-out ones."""
+    params = params or TrainParams()
+    examples = _examples(positive, POSITIVE, max_per_class) + _examples(negative, NEGATIVE, max_per_class)
+    for label in (POSITIVE, NEGATIVE):
+        if not any(example_label == label for example_label, _ in examples):
+            which = "positive" if label == POSITIVE else "negative"
+            raise ValueError(f"no {which} examples with text in {positive if label == POSITIVE else negative}")
+    order = np.random.default_rng(params.seed).permutation(len(examples))
+    held = max(1, round(len(examples) * holdout)) if holdout > 0 else 0
+    test = [examples[i] for i in order[:held]]
+    training = [examples[i] for i in order[held:]]
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if fasttext_python:
+        _train_external(training, output, params, fasttext_python)
+    else:
+        train(training, params).save(output)
+    load_model.cache_clear()  # the file at `output` may have been loaded before this run
+    classifier = QualityClassifier(str(output), POSITIVE)
+    correct = true_positive = predicted_positive = actual_positive = 0
+    for label, tokens in test:
+        predicted = classifier.score(tokens) >= 0.5
+        correct += predicted == (label == POSITIVE)
+        true_positive += predicted and label == POSITIVE
+        predicted_positive += predicted
+        actual_positive += label == POSITIVE
+    return {
+        "model": str(output),
+        "trainer": f"fastText via {fasttext_python}" if fasttext_python else "numpy (fasttext_train.py)",
+        "train_examples": len(training),
+        "heldout_examples": len(test),
+        "heldout_accuracy": correct / len(test) if test else None,
+        "heldout_precision": true_positive / predicted_positive if predicted_positive else None,
+        "heldout_recall": true_positive / actual_positive if actual_positive else None,
+    }

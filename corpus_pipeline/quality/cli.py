@@ -1,0 +1,114 @@
+"""CLI verbs of the quality package, added to `corpus-pipeline` by `register(verbs)`:
+
+    corpus-pipeline quality --input STAGE_DIR --output DIR [--config C] [--set k=v] [--runner spark|local]
+    corpus-pipeline quality train-classifier --positive P... --negative N... --output MODEL.bin
+    corpus-pipeline gates RUN_DIR [--json] [--config C] [--set k=v]
+
+Each sub-command sets `handler(args, config) -> exit code`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from corpus_pipeline.config import PipelineConfig
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _config_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", help="YAML config; defaults apply without one")
+    parser.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override one config value"
+    )
+
+
+def register(verbs) -> None:
+    from corpus_pipeline.cli import _common
+
+    quality = verbs.add_parser(
+        "quality",
+        help="quality signals (Gopher, C4, FineWeb, coverage, entropy, blocklists, classifier) and keep rules",
+    )
+    quality.add_argument("--input", type=Path, help="a stage output directory")
+    quality.add_argument("--output", type=Path)
+    _common(quality)
+    quality.set_defaults(handler=run_quality_verb)
+    actions = quality.add_subparsers(dest="quality_action", metavar="{train-classifier}")
+    train = actions.add_parser("train-classifier", help="train the fastText quality classifier (supervised)")
+    train.add_argument("--positive", nargs="+", required=True, help="good documents: stage dir, .parquet, .jsonl, .txt")
+    train.add_argument("--negative", nargs="+", required=True, help="bad documents, same formats")
+    train.add_argument("--output", type=Path, required=True, help="the model file to write (.bin)")
+    train.add_argument("--dim", type=int, default=64)
+    train.add_argument("--epoch", type=int, default=5)
+    train.add_argument("--lr", type=float, default=0.2)
+    train.add_argument("--word-ngrams", type=int, default=2)
+    train.add_argument("--bucket", type=int, default=100_000)
+    train.add_argument("--min-count", type=int, default=1)
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--holdout", type=float, default=0.1, help="share of examples held out to measure the model")
+    train.add_argument("--max-per-class", type=int, help="read at most this many documents of each class")
+    train.add_argument(
+        "--fasttext-python",
+        help="train with real fastText in this Python interpreter (one with a trainable fasttext build)",
+    )
+    train.set_defaults(handler=train_classifier_verb)
+
+    gates = verbs.add_parser("gates", help="corpus-level quality gates over a run's final corpus")
+    gates.add_argument("run_dir", type=Path, help="runs/<run_id> (its last finished stage) or a stage directory")
+    gates.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
+    _config_options(gates)
+    gates.set_defaults(handler=gates_verb)
+
+
+def run_quality_verb(args, config: PipelineConfig) -> int:
+    from corpus_pipeline.engine.stages import make_executor
+    from corpus_pipeline.quality.runner import run_quality
+    from corpus_pipeline.summary import format_funnel
+
+    if args.input is None or args.output is None:
+        print("corpus-pipeline quality: --input and --output are required", file=sys.stderr)
+        return EXIT_USAGE
+    result = run_quality(args.input, args.output, config, make_executor(config, args.runner))
+    print(format_funnel([result.stats], {result.stats.stage} if result.skipped else set()))
+    print(f"{result.stats.stage}: {result.output}")
+    return EXIT_OK
+
+
+def train_classifier_verb(args, config: PipelineConfig) -> int:
+    from corpus_pipeline.quality.classifier import train_classifier
+    from corpus_pipeline.quality.fasttext_train import TrainParams
+
+    params = TrainParams(
+        dim=args.dim,
+        epoch=args.epoch,
+        lr=args.lr,
+        word_ngrams=args.word_ngrams,
+        bucket=args.bucket,
+        min_count=args.min_count,
+        seed=args.seed,
+    )
+    try:
+        summary = train_classifier(
+            args.positive, args.negative, args.output, params, args.holdout, args.max_per_class, args.fasttext_python
+        )
+    except RuntimeError as error:  # the external fastText trainer failed; its stderr is in the message
+        print(f"corpus-pipeline quality train-classifier: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    for key, value in summary.items():
+        print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
+    print(f"use it with: --set quality.classifier.model_path={args.output}")
+    return EXIT_OK
+
+
+def gates_verb(args, config: PipelineConfig) -> int:
+    from corpus_pipeline.quality.gates import evaluate_gates
+
+    report = evaluate_gates(args.run_dir, config.quality.gates)
+    print(report.format_table())
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True))
+    return EXIT_OK if report.passed else EXIT_FAILED

@@ -1,0 +1,130 @@
+"""Corpus-level gates over a run's final corpus, and the quality CLI verbs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from quality_junk_corpus import junk_documents
+
+from corpus_pipeline.config import QualityGatesConfig, load_config
+from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
+from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
+from corpus_pipeline.engine.task_output import TaskOutput
+from corpus_pipeline.quality.cli import register
+from corpus_pipeline.quality.gates import evaluate_gates, final_corpus_dir
+from corpus_pipeline.stats import StageStats
+
+SIGNALS = ("gopher_word_count", "vocab_coverage", "char_entropy", "dup_content_hash")
+SCHEMA = DOCUMENT_SCHEMA.append(pa.field("gopher_word_count", pa.int32()))
+for name, kind in (("vocab_coverage", pa.float32()), ("char_entropy", pa.float32()), ("dup_content_hash", pa.int64())):
+    SCHEMA = SCHEMA.append(pa.field(name, kind))
+
+
+def write_stage(run_dir: Path, name: str, rows: list[dict], schema: pa.Schema = SCHEMA) -> Path:
+    stage_dir = StageDir(run_dir / name, fingerprint(name, "", [repr(rows)]))
+    output = TaskOutput(stage_dir.begin(), 0, schema)
+    stats = StageStats(name, tasks=1)
+    for row in rows:
+        stats.count_in(1)
+        stats.count_kept(1)
+        output.keep(row)
+    output.commit(stats)
+    stage_dir.finish(name, 0.0)
+    return stage_dir.output
+
+
+def doc(i: int, language: str, words: int, coverage: float | None, entropy: float, content: int) -> dict:
+    values = dict(zip(SIGNALS, (words, coverage, entropy, content), strict=True))
+    return {**empty_document(id=str(i), text="x", language=language), **values}
+
+
+def corpus(run_dir: Path, en_coverage: float = 0.99, duplicates: int = 0, zh_entropy: float = 9.0) -> Path:
+    rows = [doc(i, "en", 100, en_coverage, 4.4, i) for i in range(400)]
+    rows += [doc(400 + i, "en", 100, en_coverage, 4.4, 0) for i in range(duplicates)]
+    rows += [doc(1000 + i, "zh", 300, 0.999, zh_entropy, 10_000 + i) for i in range(30)]
+    rows += [doc(2000 + i, "de", 80, None, 4.6, 20_000 + i) for i in range(30)]
+    rows += [doc(3000 + i, "fr", 80, None, 1.0, 30_000 + i) for i in range(3)]  # too few to gate
+    write_stage(run_dir, "03_normalize", [empty_document(id="n", text="x")], DOCUMENT_SCHEMA)
+    return write_stage(run_dir, "06_quality", rows)
+
+
+def test_a_clean_corpus_passes_every_gate(tmp_path):
+    final = corpus(tmp_path / "run")
+    assert final_corpus_dir(tmp_path / "run") == final and final_corpus_dir(final) == final
+    report = evaluate_gates(tmp_path / "run", QualityGatesConfig())
+    assert report.passed, report.format_table()
+    assert report.languages["en"]["vocab_coverage"] == pytest.approx(0.99, abs=1e-6)
+    assert report.languages["en"]["duplicate_ratio"] == 0.0
+    assert [g.name for g in report.gates if g.language == "de" and g.value is None] == ["vocab_coverage"]
+    assert not report.languages["fr"]["gated"] and "not gated (too few documents): fr" in report.format_table()
+
+
+def test_each_gate_fails_with_its_figures(tmp_path):
+    report = evaluate_gates(corpus(tmp_path / "a", en_coverage=0.9), QualityGatesConfig())
+    failed = [(g.language, g.name, round(g.value, 4)) for g in report.gates if not g.passed]
+    assert failed == [("en", "vocab_coverage", 0.9)] and "FAIL" in report.format_table()
+    report = evaluate_gates(corpus(tmp_path / "b", duplicates=4), QualityGatesConfig())
+    assert [(g.name, round(g.value, 5)) for g in report.gates if not g.passed] == [("duplicate_ratio", 0.0099)]
+    report = evaluate_gates(corpus(tmp_path / "c", zh_entropy=5.0), QualityGatesConfig())
+    assert [(g.language, g.name) for g in report.gates if not g.passed] == [("zh", "char_entropy")]
+    report = evaluate_gates(corpus(tmp_path / "d"), QualityGatesConfig(languages=["en", "ja"]))
+    assert [(g.language, g.name) for g in report.gates if not g.passed] == [("ja", "documents")]
+
+
+def test_gates_need_the_quality_columns_and_documents(tmp_path):
+    write_stage(tmp_path / "run", "03_normalize", [empty_document(id="n", text="x")], DOCUMENT_SCHEMA)
+    with pytest.raises(ValueError, match="run `quality` first"):
+        evaluate_gates(tmp_path / "run", QualityGatesConfig())
+    assert not evaluate_gates(write_stage(tmp_path / "empty", "06_quality", []), QualityGatesConfig()).passed
+    with pytest.raises(FileNotFoundError):
+        final_corpus_dir(tmp_path / "nothing")
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="corpus-pipeline")
+    register(root.add_subparsers(dest="verb", required=True))
+    return root
+
+
+def run_cli(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    return args.handler(args, load_config(args.config, args.overrides))
+
+
+def test_gates_verb_prints_json_and_exits_nonzero_on_failure(tmp_path, capsys):
+    corpus(tmp_path / "ok")
+    assert run_cli(["gates", str(tmp_path / "ok"), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert figures["passed"] and figures["languages"]["zh"]["documents"] == 30
+    assert run_cli(["gates", str(tmp_path / "ok"), "--set", "quality.gates.min_vocab_coverage=0.995"]) == 1
+    assert "FAILED" in capsys.readouterr().out
+
+
+def test_quality_and_train_classifier_verbs(tmp_path, capsys):
+    rows = [
+        empty_document(id=str(i), text=t, language=lang) for i, (_, lang, t) in enumerate(junk_documents(per_kind=1))
+    ]
+    source = write_stage(tmp_path / "run", "05_input", rows, DOCUMENT_SCHEMA)
+    output = tmp_path / "run" / "06_quality"
+    assert run_cli(["quality", "--input", str(source), "--output", str(output), "--runner", "local"]) == 0
+    assert "quality" in capsys.readouterr().out and (output / "_SUCCESS").exists()
+    assert run_cli(["quality", "--input", str(source)]) == 2
+    good = tmp_path / "good.txt"
+    good.write_text("\n".join(["the council voted to expand the public library and its hours"] * 40), encoding="utf-8")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(["cheap viagra casino free spins click here now"] * 40), encoding="utf-8")
+    model = tmp_path / "m.bin"
+    argv = ["quality", "train-classifier", "--positive", str(good), "--negative", str(bad), "--output", str(model)]
+    assert run_cli([*argv, "--dim", "8", "--bucket", "1000", "--epoch", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "heldout_accuracy: 1.0000" in out and f"quality.classifier.model_path={model}" in out
+    scored = tmp_path / "run" / "07_scored"
+    assert run_cli(["quality", "--input", str(source), "--output", str(scored), "--runner", "local",
+                    "--set", f"quality.classifier.model_path={model}"]) == 0  # fmt: skip
+    rejected = pq.read_table(scored / "_rejected", columns=["quality_classifier_score"])
+    assert rejected.num_rows == len(rows) and None not in rejected.column(0).to_pylist()

@@ -24,7 +24,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test demo lint bench extract langid normalize pii quality gates eval-extraction eval-langid eval-pii clean
+.PHONY: help setup test demo lint bench extract langid normalize pii quality gates train-tokenizer tokenize eval-extraction eval-langid eval-pii clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -67,6 +67,12 @@ quality: $(VENV)/.installed ## $(RUN_DIR)/04_pii -> 05_quality (Gopher, C4, Fine
 
 gates: $(VENV)/.installed ## corpus-level quality gates over $(RUN_DIR) (exit 1 when one fails)
 	$(CLI) gates $(RUN_DIR) --config $(CONFIG)
+
+train-tokenizer: $(VENV)/.installed ## $(RUN_DIR)/05_quality -> $(RUN_DIR)/tokenizer/tokenizer.json (byte-level BPE)
+	$(CLI) train-tokenizer --input $(RUN_DIR)/05_quality --output $(RUN_DIR)/tokenizer/tokenizer.json $(STAGE_FLAGS)
+
+tokenize: $(VENV)/.installed ## $(RUN_DIR)/05_quality -> $(RUN_DIR)/tokens (Megatron .bin/.idx + manifest; TOKENIZER=...)
+	$(CLI) tokenize --input $(RUN_DIR)/05_quality --tokenizer $(or $(TOKENIZER),$(RUN_DIR)/tokenizer/tokenizer.json) --output $(RUN_DIR)/tokens $(STAGE_FLAGS)
 
 eval-extraction: $(VENV)/.installed ## extraction P/R/F1 on ../shared/data/web
 	$(CLI) eval extraction --warc ../shared/data/web/pages.warc.gz --gold ../shared/data/web/gold.jsonl --config $(CONFIG)

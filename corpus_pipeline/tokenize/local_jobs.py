@@ -1,0 +1,70 @@
+"""The same three jobs as spark_jobs.py, in this process with pyarrow: for tests and tiny runs.
+
+Same hash, same sample test, same bucket order, same task code, hence the same bytes. Tokenization
+here holds the input's id, text and language columns in memory (a tiny run's corpus); the training
+sample streams part by part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from corpus_pipeline.tokenize.sample import UNKNOWN_LANGUAGE, SamplePlan, in_sample
+from corpus_pipeline.tokenize.shard_task import TokenizeJob, arrow_rows, write_buckets
+from corpus_pipeline.tokenize.sharding import bucket_of
+
+_BATCH_ROWS = 1_000
+
+
+def _batches(parts: list[Path], input_schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    """id, text (binary), language (never null) of every document."""
+    has_language = "language" in input_schema.names
+    columns = ["id", "text", "language"] if has_language else ["id", "text"]
+    for part in parts:
+        for batch in pq.ParquetFile(part).iter_batches(batch_size=_BATCH_ROWS, columns=columns):
+            language = batch.column("language") if has_language else pa.nulls(batch.num_rows, pa.string())
+            yield pa.RecordBatch.from_arrays(
+                [
+                    batch.column("id"),
+                    batch.column("text").cast(pa.large_binary()),
+                    pc.fill_null(language, UNKNOWN_LANGUAGE),
+                ],
+                names=["id", "text", "language"],
+            )
+
+
+def language_totals(parts: list[Path], input_schema: pa.Schema) -> dict[str, tuple[int, int]]:
+    totals: dict[str, tuple[int, int]] = {}
+    for batch in _batches(parts, input_schema):
+        sizes = pc.binary_length(batch.column("text")).to_pylist()
+        for language, size in zip(batch.column("language").to_pylist(), sizes, strict=True):
+            docs, nbytes = totals.get(language, (0, 0))
+            totals[language] = (docs + 1, nbytes + size)
+    return totals
+
+
+def training_texts(parts: list[Path], input_schema: pa.Schema, plan: SamplePlan) -> Iterator[tuple[str, str]]:
+    for batch in _batches(parts, input_schema):
+        columns = (batch.column(name).to_pylist() for name in ("id", "language", "text"))
+        for doc_id, language, raw in zip(*columns, strict=True):
+            if in_sample(plan, doc_id, language):
+                yield language, raw.decode("utf-8", errors="replace")
+
+
+def tokenize_buckets(parts: list[Path], input_schema: pa.Schema, job: TokenizeJob, buckets: int) -> None:
+    batches = list(_batches(parts, input_schema))
+    if not batches:
+        return
+    table = pa.Table.from_batches(batches)
+    bucket = pa.array([bucket_of(doc_id, buckets) for doc_id in table.column("id").to_pylist()], pa.int32())
+    table = table.append_column("bucket", bucket)
+    done = [number for number in range(buckets) if job.bucket_done(number)]
+    if done:
+        table = table.filter(pc.invert(pc.is_in(table.column("bucket"), pa.array(done, pa.int32()))))
+    table = table.take(pc.sort_indices(table, [("bucket", "ascending"), ("id", "ascending")]))
+    write_buckets(job, arrow_rows(table.to_batches(max_chunksize=_BATCH_ROWS)))

@@ -1,0 +1,193 @@
+"""One bucket of documents (in id order) to its shards, token counts, rejects and stats: the same code
+under Spark and the local executor, so both write the same bytes.
+
+Files of bucket B in the stage's work directory (every one written under a temporary name and
+renamed when complete; the stats file last, so a bucket whose stats file exists is done):
+    _shards/bucket-B-R.bin/.idx     shard R of the bucket (renamed <prefix>_<NNNNN> by the driver)
+    _shards/bucket-B.json           what those shards hold (documents, tokens, bytes, sha256)
+    token_counts/part-B.parquet     id, token_count (text tokens, end-of-document token excluded)
+    _rejected/reason=empty_text/part-B.parquet
+    _tasks/part-B.json              StageStats
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from corpus_pipeline.engine.task_output import PARQUET_OPTIONS, REJECTED_DIR, part_name, task_stats_path
+from corpus_pipeline.stats import StageStats
+from corpus_pipeline.tokenize.bpe import load_tokenizer
+from corpus_pipeline.tokenize.encode import DocumentEncoder, decode_text
+from corpus_pipeline.tokenize.indexed_dataset import ShardWriter
+from corpus_pipeline.tokenize.sharding import bucket_file_name, bucket_file_prefix
+
+STAGE = "tokenize"
+SHARDS_DIR = "_shards"
+TOKEN_COUNTS_DIR = "token_counts"
+EMPTY_TEXT = "empty_text"
+TOKEN_COUNTS_SCHEMA = pa.schema([pa.field("id", pa.string(), nullable=False), pa.field("token_count", pa.int64())])
+REJECTED_SCHEMA = pa.schema([("id", pa.string()), ("language", pa.string()), ("reject_detail", pa.string())])
+_ROWS_PER_WRITE = 100_000
+
+Row = tuple[int, str, bytes, str | None]  # bucket, id, text as UTF-8 bytes, language
+
+
+@dataclass(frozen=True)
+class TokenizeJob:
+    """What every task needs; pickled to Spark executors (the tokenizer is loaded there from disk)."""
+
+    work: str
+    tokenizer_path: str
+    tokenizer_sha256: str
+    dtype: str
+    eod_id: int
+    shard_bytes: int
+    max_chunk_chars: int
+    batch_chars: int
+
+    def bucket_done(self, bucket: int) -> bool:
+        return task_stats_path(Path(self.work), bucket).exists()
+
+
+def bucket_summary_path(work: Path, bucket: int) -> Path:
+    return work / SHARDS_DIR / f"{part_name(bucket)}.json"
+
+
+def _clear_bucket(work: Path, bucket: int) -> None:
+    """A retried task starts clean: an earlier attempt may have left files this one won't write
+    (finished or half-written, under the temporary `.<name>.inprogress` names too)."""
+    part = part_name(bucket)
+    patterns = [f"{SHARDS_DIR}/{bucket_file_prefix(bucket)}*", f"{SHARDS_DIR}/.{bucket_file_prefix(bucket)}*"]
+    patterns += [f"{TOKEN_COUNTS_DIR}/{part}.parquet", f"{TOKEN_COUNTS_DIR}/.{part}.parquet.inprogress"]
+    patterns += [f"{REJECTED_DIR}/reason=*/{part}.parquet", f"{REJECTED_DIR}/reason=*/.{part}.parquet.inprogress"]
+    for pattern in patterns:
+        for path in work.glob(pattern):
+            path.unlink()
+
+
+class _Rows:
+    """A Parquet file written in chunks under a temporary name, created only if a row comes."""
+
+    def __init__(self, path: Path, schema: pa.Schema):
+        self.path, self.schema, self.rows, self.writer = path, schema, [], None
+        self.tmp = path.with_name(f".{path.name}.inprogress")
+
+    def add(self, row: dict) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= _ROWS_PER_WRITE:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.rows:
+            if self.writer is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.writer = pq.ParquetWriter(self.tmp, self.schema, **PARQUET_OPTIONS)
+            self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
+            self.rows = []
+
+    def close(self) -> None:
+        self.flush()
+        if self.writer is not None:
+            self.writer.close()
+            os.replace(self.tmp, self.path)
+
+
+class _RollingShards:
+    """Shards of one bucket, a new one started before a document would take .bin past shard_bytes."""
+
+    def __init__(self, job: TokenizeJob, bucket: int):
+        self.job, self.bucket, self.done, self.writer = job, bucket, [], None
+        (Path(job.work) / SHARDS_DIR).mkdir(parents=True, exist_ok=True)
+
+    def add(self, pieces: list[np.ndarray]) -> None:
+        incoming = (sum(len(piece) for piece in pieces) + 1) * np.dtype(self.job.dtype).itemsize
+        if self.writer is not None and self.writer.tokens and self.writer.bin_bytes + incoming > self.job.shard_bytes:
+            self.done.append(self.writer.close())
+            self.writer = None
+        if self.writer is None:
+            path = Path(self.job.work) / SHARDS_DIR / bucket_file_name(self.bucket, len(self.done))
+            self.writer = ShardWriter(path, np.dtype(self.job.dtype), self.job.eod_id)
+        self.writer.add_document(pieces)
+
+    def close(self) -> list[dict]:
+        if self.writer is not None:
+            self.done.append(self.writer.close())
+        return [shard.to_dict() for shard in self.done]
+
+    def abort(self) -> None:
+        if self.writer is not None:
+            self.writer.abort()
+
+
+def write_bucket(job: TokenizeJob, bucket: int, rows: Iterable[Row]) -> StageStats:
+    started = time.perf_counter()
+    work = Path(job.work)
+    _clear_bucket(work, bucket)
+    tokenizer = load_tokenizer(job.tokenizer_path, job.tokenizer_sha256)
+    encoder = DocumentEncoder(tokenizer, np.dtype(job.dtype), job.max_chunk_chars, job.batch_chars)
+    stats = StageStats(STAGE, tasks=1)
+    counts = _Rows(work / TOKEN_COUNTS_DIR / f"{part_name(bucket)}.parquet", TOKEN_COUNTS_SCHEMA)
+    rejected = _Rows(work / REJECTED_DIR / f"reason={EMPTY_TEXT}" / f"{part_name(bucket)}.parquet", REJECTED_SCHEMA)
+    shards = _RollingShards(job, bucket)
+
+    def documents() -> Iterator[tuple[tuple[str, str | None, int], str]]:
+        for _, doc_id, raw, language in rows:
+            stats.count_in(len(raw))
+            text = decode_text(raw, encoder.repairs)
+            if not text or text.isspace():
+                stats.count_dropped(EMPTY_TEXT)
+                detail = "no text" if not text else f"only whitespace ({len(text)} characters)"
+                rejected.add({"id": doc_id, "language": language, "reject_detail": detail})
+                continue
+            yield (doc_id, language, len(raw)), text
+
+    try:
+        for (doc_id, language, nbytes), pieces in encoder.encode(documents()):
+            shards.add(pieces)
+            text_tokens = sum(len(piece) for piece in pieces)
+            counts.add({"id": doc_id, "token_count": text_tokens})
+            stats.count_kept(nbytes)
+            stats.count("tokens", "text", text_tokens)
+            stats.count("tokens", "end_of_document")
+            stats.count("tokens_by_language", language or "unknown", text_tokens)
+        summary = {"bucket": bucket, "shards": shards.close()}
+        counts.close()
+        rejected.close()
+    except BaseException:
+        shards.abort()
+        raise
+    for key, value in sorted(encoder.repairs.items()):
+        stats.count("repairs", key, value)
+    stats.check_balanced()
+    stats.seconds = stats.task_seconds = time.perf_counter() - started
+    summary_path = bucket_summary_path(work, bucket)
+    tmp = summary_path.with_name(f".{summary_path.name}.inprogress")
+    tmp.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, summary_path)
+    stats_path = task_stats_path(work, bucket)
+    stats_path.parent.mkdir(parents=True, exist_ok=True)
+    stats.write(stats_path)
+    return stats
+
+
+def write_buckets(job: TokenizeJob, rows: Iterable[Row]) -> list[tuple[int, StageStats]]:
+    """Rows sorted by (bucket, id), possibly several buckets (Spark's hash partitioning can put two
+    buckets in one partition): each bucket is written on its own."""
+    return [(bucket, write_bucket(job, bucket, group)) for bucket, group in itertools.groupby(rows, key=lambda r: r[0])]
+
+
+def arrow_rows(batches: Iterable[pa.RecordBatch]) -> Iterator[Row]:
+    """(bucket, id, text bytes, language) from batches with those columns (text as binary)."""
+    for batch in batches:
+        columns = [batch.column(name).to_pylist() for name in ("bucket", "id", "text", "language")]
+        yield from zip(*columns, strict=True)

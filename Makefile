@@ -24,7 +24,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test demo lint bench extract langid normalize pii quality gates train-tokenizer tokenize eval-extraction eval-langid eval-pii clean
+.PHONY: help setup test demo lint bench crawl demo-site extract langid normalize pii quality gates train-tokenizer tokenize eval-extraction eval-langid eval-pii clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -49,6 +49,12 @@ lint: $(VENV)/.installed ## ruff
 
 bench: $(VENV)/.installed ## throughput vs raw libraries, Spark local[2] and datatrove (see benchmarks/)
 	$(PY) benchmarks/run_all.py
+
+crawl: $(VENV)/.installed ## SEEDS=file -> $(DATA_ROOT)/crawl/$(RUN_ID) (scrapy, robots.txt, WARC/1.1)
+	$(CLI) crawl --seeds $(SEEDS) --output $(DATA_ROOT)/crawl/$(RUN_ID) $(STAGE_FLAGS)
+
+demo-site: $(VENV)/.installed ## serve the demo site on 127.0.0.1:8765 (Ctrl-C stops it)
+	$(CLI) demo-site --port 8765
 
 extract: $(VENV)/.installed ## WARC/WET under $(DATA_ROOT)/crawl (or INPUT=...) -> $(RUN_DIR)/01_extract
 	$(CLI) extract --input $(or $(INPUT),$(DATA_ROOT)/crawl) --output $(RUN_DIR)/01_extract $(STAGE_FLAGS)

@@ -7,7 +7,7 @@ loaded, not six hours into a run. Every option has a default that works for the 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, ValidationError, field_validator
@@ -357,6 +357,69 @@ class QualityConfig(Strict):
         return _merge(DEFAULT_QUALITY_RULES, given)
 
 
+class DedupConfig(Strict):
+    """Duplicate removal; methods run in order, each on what the previous one kept."""
+
+    # "url" (one canonical URL fetched several times keeps its latest fetch) is opt-in: a page whose
+    # text changed between fetches is a new version, not a copy.
+    methods: list[Literal["url", "exact", "minhash"]] = Field(
+        default_factory=lambda: ["exact", "minhash"], min_length=1
+    )
+    # Jaccard threshold for banding and for verifying a candidate pair by its estimated Jaccard. 0.7
+    # (not 0.8) so that pairs at J=0.8 are caught: 98.6% become candidates and 99.7% pass verification.
+    threshold: float = Field(0.7, gt=0.0, lt=1.0)
+    num_perm: int = Field(128, ge=8, le=1024)
+    # datasketch's weights for choosing bands x rows; recall weighs more: a missed copy stays forever.
+    false_positive_weight: float = Field(0.2, ge=0.0)
+    false_negative_weight: float = Field(0.8, ge=0.0)
+    word_ngram: int = Field(5, ge=1)
+    char_ngram: int = Field(5, ge=1)  # Chinese, Japanese, Thai...: ~3 words of Chinese
+    seed: int = 1
+    # Kept document of a cluster: highest value of this column when the input has it, then
+    # earliest `date`, then smallest id.
+    prefer_column: str | None = "quality_classifier_score"
+    # Output parts (hash of id); None: as many as the input has. Fixed by the data, not by Spark's
+    # partitioning, so the output bytes do not depend on the cluster.
+    output_parts: int | None = Field(None, ge=1)
+
+
+class CrawlConfig(Strict):
+    """The crawler (corpus_pipeline/crawl): politeness, limits, safety and WARC output."""
+
+    user_agent: str = "corpus-pipeline-crawler/0.1"
+    obey_robots: bool = True
+    # Seconds between requests to one host; robots.txt Crawl-delay raises it for that host.
+    download_delay: float = Field(1.0, ge=0.0)
+    concurrent_requests: int = Field(32, ge=1)
+    concurrent_requests_per_domain: int = Field(2, ge=1)
+    autothrottle: bool = True
+    autothrottle_target_concurrency: float = Field(1.0, gt=0.0)
+    depth_limit: int = Field(5, ge=0)  # 0: unlimited; seeds are depth 0
+    max_pages_per_domain: int = Field(10_000, ge=0)  # 0: unlimited; pages attempted per registered domain
+    # 0: unlimited. Applies to each crawl task (the whole crawl under --runner local).
+    max_pages: int = Field(0, ge=0)
+    # Registered domains (or hosts) links may lead to; empty: the seeds' registered domains.
+    allowed_domains: list[str] = Field(default_factory=list)
+    allow_patterns: list[str] = Field(default_factory=list)  # regexes a followed URL must match (any)
+    deny_patterns: list[str] = Field(default_factory=list)  # regexes that exclude a URL
+    content_types: list[str] = Field(default_factory=lambda: ["text/html", "application/xhtml+xml"])
+    max_body_bytes: int = Field(10_000_000, ge=1_000)  # longer bodies are cut and marked WARC-Truncated
+    timeout_s: float = Field(30.0, gt=0.0)
+    retries: int = Field(2, ge=0)  # on 5xx, 408, 429 and connection errors
+    retry_backoff_s: float = Field(1.0, ge=0.0)  # doubled for each further retry
+    max_redirects: int = Field(5, ge=0)
+    # Private, loopback, link-local, multicast and reserved targets are refused unless listed here
+    # (CIDRs such as 127.0.0.1/32, or host names).
+    allow_addresses: list[str] = Field(default_factory=list)
+    # Fixed name -> address table (like /etc/hosts); with it, names not in the table fail to resolve.
+    static_hosts: dict[str, str] = Field(default_factory=dict)
+    warc_max_bytes: int = Field(1_000_000_000, ge=1)  # a WARC file is closed once it reaches this size
+    warc_prefix: str = Field("crawl", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    tasks: int = Field(0, ge=0)  # Spark tasks (domain groups); 0: one per registered domain, at most 64
+    # Scrapy settings applied last, for options this section does not name.
+    scrapy_settings: dict[str, Any] = Field(default_factory=dict)
+
+
 class PipelineConfig(Strict):
     data_root: str = "data"
     run_id: str = "demo"
@@ -368,6 +431,8 @@ class PipelineConfig(Strict):
     train_tokenizer: TrainTokenizerConfig = Field(default_factory=TrainTokenizerConfig)
     tokenize: TokenizeConfig = Field(default_factory=TokenizeConfig)
     quality: QualityConfig = Field(default_factory=QualityConfig)
+    crawl: CrawlConfig = Field(default_factory=CrawlConfig)
+    dedup: DedupConfig = Field(default_factory=DedupConfig)
 
 
 class ConfigError(ValueError):

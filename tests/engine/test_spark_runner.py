@@ -128,3 +128,9 @@ def test_spark_schema_is_derived_from_the_arrow_schema():
     assert derived["language_score"].dataType.simpleString() == "float"
     assert derived["language_topk"].dataType.simpleString() == "array<struct<language:string,score:float>>"
     assert not derived["id"].nullable and derived["url"].nullable
+
+
+def test_no_job_shadows_a_standard_library_module():
+    """spark-submit puts jobs/ first on sys.path: a jobs/tokenize.py broke every job (linecache)."""
+    names = {path.stem for path in (PROJECT_ROOT / "jobs").glob("*.py")}
+    assert not names & set(sys.stdlib_module_names)

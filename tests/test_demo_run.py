@@ -1,26 +1,34 @@
-"""`make demo`'s chain on Spark local[2]: the packaged real text through every stage, then a rerun."""
+"""`make demo`'s chain on Spark local[2]: crawl the demo site, then every stage, then a rerun."""
+
+import json
+import socket
 
 import pyarrow.parquet as pq
 import pytest
 from conftest import PROJECT_ROOT
 
 from corpus_pipeline.config import load_config
-from corpus_pipeline.demo_run import DEMO_WARC_FILES, run_demo
+from corpus_pipeline.demo_run import run_demo
 
 pytestmark = pytest.mark.spark
 
 
-def test_demo_runs_every_stage_and_reruns_as_a_no_op(spark, tmp_path):
+def test_demo_crawls_runs_every_stage_and_reruns_as_a_no_op(spark, tmp_path):
     config = load_config(PROJECT_ROOT / "configs" / "demo.yaml", [f"data_root={tmp_path}"])
-    extracted, identified, normalized = run_demo(config, "spark")
-    assert extracted.stats.tasks == DEMO_WARC_FILES
-    assert extracted.stats.kept > 400
-    assert identified.stats.extra["languages"]["zh"] > 300 and identified.stats.extra["languages"]["en"] > 50
-    texts = pq.read_table(normalized.output, columns=["text", "language"]).to_pylist()
-    assert len(texts) == normalized.stats.kept
-    assert not any("本网站使用cookie" in row["text"] for row in texts)
-    assert all(
-        stats.docs_in == stats.kept + sum(stats.dropped.values())
-        for stats in (extracted.stats, identified.stats, normalized.stats)
-    )
-    assert all(result.skipped for result in run_demo(config, "spark"))
+    with socket.socket() as probe:  # a free port, the same for both runs (URLs decide document ids)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    results = run_demo(config, "spark", port=port)
+    stats = {result.stats.stage: result.stats for result in results}
+    assert list(stats) == ["crawl", "extract", "langid", "normalize", "pii", "quality", "tokenize"]
+    assert stats["crawl"].dropped["robots_blocked"] > 0, "the /private/ section is disallowed"
+    assert stats["extract"].kept > 300
+    languages = stats["langid"].extra["languages"]
+    assert languages["zh"] > 200 and languages["en"] > 50
+    texts = pq.read_table(results[3].output, columns=["text"]).column("text").to_pylist()
+    assert not any("本网站使用cookie" in text for text in texts)
+    for stage in stats.values():
+        assert stage.docs_in == stage.kept + sum(stage.dropped.values()), stage.stage
+    manifest = json.loads((results[-1].output / "manifest.json").read_text())
+    assert sum(shard["documents"] for shard in manifest["shards"]) == stats["tokenize"].kept
+    assert all(result.skipped for result in run_demo(config, "spark", port=port))

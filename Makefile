@@ -24,7 +24,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test demo lint bench crawl demo-site extract langid normalize pii quality gates train-tokenizer tokenize eval-extraction eval-langid eval-pii clean
+.PHONY: help setup test demo lint bench crawl demo-site extract langid normalize dedup pii quality gates train-tokenizer tokenize eval-extraction eval-langid eval-pii clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -65,20 +65,23 @@ langid: $(VENV)/.installed ## $(RUN_DIR)/01_extract -> 02_langid
 normalize: $(VENV)/.installed ## $(RUN_DIR)/02_langid -> 03_normalize
 	$(CLI) normalize --input $(RUN_DIR)/02_langid --output $(RUN_DIR)/03_normalize $(STAGE_FLAGS)
 
-pii: $(VENV)/.installed ## $(RUN_DIR)/03_normalize -> 04_pii (redact, count, drop PII-dense documents)
-	$(CLI) pii --input $(RUN_DIR)/03_normalize --output $(RUN_DIR)/04_pii $(STAGE_FLAGS)
+dedup: $(VENV)/.installed ## $(RUN_DIR)/03_normalize -> 04_dedup (exact + MinHash on Spark; against $(DATA_ROOT)/index)
+	$(CLI) dedup --input $(RUN_DIR)/03_normalize --output $(RUN_DIR)/04_dedup --index $(DATA_ROOT)/index $(STAGE_FLAGS)
 
-quality: $(VENV)/.installed ## $(RUN_DIR)/04_pii -> 05_quality (Gopher, C4, FineWeb signals, keep rules)
-	$(CLI) quality --input $(RUN_DIR)/04_pii --output $(RUN_DIR)/05_quality $(STAGE_FLAGS)
+pii: $(VENV)/.installed ## $(RUN_DIR)/04_dedup -> 05_pii (redact, count, drop PII-dense documents)
+	$(CLI) pii --input $(RUN_DIR)/04_dedup --output $(RUN_DIR)/05_pii $(STAGE_FLAGS)
+
+quality: $(VENV)/.installed ## $(RUN_DIR)/05_pii -> 06_quality (Gopher, C4, FineWeb signals, keep rules)
+	$(CLI) quality --input $(RUN_DIR)/05_pii --output $(RUN_DIR)/06_quality $(STAGE_FLAGS)
 
 gates: $(VENV)/.installed ## corpus-level quality gates over $(RUN_DIR) (exit 1 when one fails)
 	$(CLI) gates $(RUN_DIR) --config $(CONFIG)
 
-train-tokenizer: $(VENV)/.installed ## $(RUN_DIR)/05_quality -> $(RUN_DIR)/tokenizer/tokenizer.json (byte-level BPE)
-	$(CLI) train-tokenizer --input $(RUN_DIR)/05_quality --output $(RUN_DIR)/tokenizer/tokenizer.json $(STAGE_FLAGS)
+train-tokenizer: $(VENV)/.installed ## $(RUN_DIR)/06_quality -> $(RUN_DIR)/tokenizer/tokenizer.json (byte-level BPE)
+	$(CLI) train-tokenizer --input $(RUN_DIR)/06_quality --output $(RUN_DIR)/tokenizer/tokenizer.json $(STAGE_FLAGS)
 
-tokenize: $(VENV)/.installed ## $(RUN_DIR)/05_quality -> $(RUN_DIR)/tokens (Megatron .bin/.idx + manifest; TOKENIZER=...)
-	$(CLI) tokenize --input $(RUN_DIR)/05_quality --tokenizer $(or $(TOKENIZER),$(RUN_DIR)/tokenizer/tokenizer.json) --output $(RUN_DIR)/tokens $(STAGE_FLAGS)
+tokenize: $(VENV)/.installed ## $(RUN_DIR)/06_quality -> $(RUN_DIR)/tokens (Megatron .bin/.idx + manifest; TOKENIZER=...)
+	$(CLI) tokenize --input $(RUN_DIR)/06_quality --tokenizer $(or $(TOKENIZER),$(RUN_DIR)/tokenizer/tokenizer.json) --output $(RUN_DIR)/tokens $(STAGE_FLAGS)
 
 eval-extraction: $(VENV)/.installed ## extraction P/R/F1 on ../shared/data/web
 	$(CLI) eval extraction --warc ../shared/data/web/pages.warc.gz --gold ../shared/data/web/gold.jsonl --config $(CONFIG)
@@ -86,7 +89,10 @@ eval-extraction: $(VENV)/.installed ## extraction P/R/F1 on ../shared/data/web
 eval-langid: $(VENV)/.installed ## language-ID accuracy on ../shared/data/langid/sentences
 	$(CLI) eval langid --sentences ../shared/data/langid/sentences --config $(CONFIG)
 
-eval-pii: $(VENV)/.installed ## PII precision/recall on ../shared/data/pii
+eval-dedup: $(VENV)/.installed ## $(RUN_DIR)/03_normalize -> 04_dedup (exact + MinHash on Spark; against $(DATA_ROOT)/index)
+	$(CLI) dedup --input $(RUN_DIR)/03_normalize --output $(RUN_DIR)/04_dedup --index $(DATA_ROOT)/index $(STAGE_FLAGS)
+
+pii: $(VENV)/.installed ## PII precision/recall on ../shared/data/pii
 	$(CLI) eval pii --gold ../shared/data/pii/presidio_synth_dev.json --config $(CONFIG)
 
 clean: ## remove the demo data root and caches (not .venv)

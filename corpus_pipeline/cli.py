@@ -77,11 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
 def _register_stage_families(verbs, eval_targets) -> None:
     """Stage families register their own verbs; each sets `handler(args, config) -> exit code`."""
     from corpus_pipeline.crawl import cli as crawl_cli
+    from corpus_pipeline.dedup import cli as dedup_cli
     from corpus_pipeline.pii import cli as pii_cli
     from corpus_pipeline.quality import cli as quality_cli
     from corpus_pipeline.tokenize import cli as tokenize_cli
 
     crawl_cli.register(verbs)
+    dedup_cli.register(verbs)
+    dedup_cli.add_eval_target(eval_targets)
     pii_cli.register(verbs)
     pii_cli.add_eval_target(eval_targets)
     quality_cli.register(verbs)

@@ -1,6 +1,6 @@
 """`corpus-pipeline demo`: serve the demo site on 127.0.0.1, crawl it, and run every stage built so
-far on the crawl, on Spark: extract -> langid -> normalize -> pii -> quality -> train-tokenizer ->
-tokenize. Nothing is downloaded: the site is made from real text that registry packages ship."""
+far on the crawl, on Spark: extract -> langid -> normalize -> dedup -> pii -> quality ->
+train-tokenizer -> tokenize. Nothing is downloaded: the site is made from real text that registry packages ship."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ def crawl_demo_site(config: PipelineConfig, runner: str, port: int) -> StageResu
 def run_demo(
     config: PipelineConfig, runner: str, run_dir: Path | None = None, port: int = DEMO_SITE_PORT
 ) -> list[StageResult]:
+    from corpus_pipeline.dedup.spark_job import run_dedup
     from corpus_pipeline.pii.runner import run_pii
     from corpus_pipeline.quality.runner import run_quality
     from corpus_pipeline.tokenize.runner import run_tokenize, run_train_tokenizer
@@ -40,12 +41,11 @@ def run_demo(
     crawled = crawl_demo_site(config, runner, port)
     executor = make_executor(config, runner)
     results = [crawled, run_extract([str(crawled.output)], run_dir / "01_extract", config, executor)]
-    for name, run_stage in (
-        ("02_langid", run_langid),
-        ("03_normalize", run_normalize),
-        ("04_pii", run_pii),
-        ("05_quality", run_quality),
-    ):
+    for name, run_stage in (("02_langid", run_langid), ("03_normalize", run_normalize)):
+        results.append(run_stage(results[-1].output, run_dir / name, config, executor))
+    if runner == "spark":  # dedup is a global Spark job; `--runner local` demos skip it
+        results.append(run_dedup(results[-1].output, run_dir / "04_dedup", config, executor.spark))
+    for name, run_stage in (("05_pii", run_pii), ("06_quality", run_quality)):
         results.append(run_stage(results[-1].output, run_dir / name, config, executor))
     corpus = results[-1].output
     tokenizer = run_train_tokenizer(corpus, run_dir / "tokenizer" / "tokenizer.json", config, executor)

@@ -20,13 +20,15 @@ def test_demo_crawls_runs_every_stage_and_reruns_as_a_no_op(spark, tmp_path):
         port = probe.getsockname()[1]
     results = run_demo(config, "spark", port=port)
     stats = {result.stats.stage: result.stats for result in results}
-    assert list(stats) == ["crawl", "extract", "langid", "normalize", "pii", "quality", "tokenize"]
+    assert list(stats) == ["crawl", "extract", "langid", "normalize", "dedup", "pii", "quality", "tokenize"]
     assert stats["crawl"].dropped["robots_blocked"] > 0, "the /private/ section is disallowed"
     assert stats["extract"].kept > 300
     languages = stats["langid"].extra["languages"]
     assert languages["zh"] > 200 and languages["en"] > 50
     texts = pq.read_table(results[3].output, columns=["text"]).column("text").to_pylist()
     assert not any("本网站使用cookie" in text for text in texts)
+    # the demo site serves byte-identical copies under /archive/ and near-copies under /partner/
+    assert stats["dedup"].dropped["exact_duplicate"] + stats["dedup"].dropped["minhash_duplicate"] >= 10
     for stage in stats.values():
         assert stage.docs_in == stage.kept + sum(stage.dropped.values()), stage.stage
     manifest = json.loads((results[-1].output / "manifest.json").read_text())

@@ -1,0 +1,111 @@
+"""Pipeline configuration: YAML validated by pydantic, overridable with `--set key=value`.
+
+Every model forbids unknown keys, so a typo such as `langid.min_scor` fails when the config is
+loaded, not six hours into a run. Every option has a default that works for the demo. The models
+live in one module per family of stages (ingest, filtering, tokens); this module assembles them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import Field, ValidationError
+
+from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config.filtering import (
+    BlocklistConfig,
+    DedupConfig,
+    KeepRule,
+    PiiConfig,
+    PiiTypeName,
+    QualityClassifierConfig,
+    QualityConfig,
+    QualityGatesConfig,
+    SignalBounds,
+)
+from corpus_pipeline.config.ingest import (
+    DEFAULT_BOILERPLATE_PATTERNS,
+    BoilerplateConfig,
+    CrawlConfig,
+    ExtractConfig,
+    LangIdConfig,
+    NormalizeConfig,
+    SparkConfig,
+)
+from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
+
+__all__ = [
+    "DEFAULT_BOILERPLATE_PATTERNS",
+    "BlocklistConfig",
+    "BoilerplateConfig",
+    "ConfigError",
+    "CrawlConfig",
+    "DedupConfig",
+    "ExtractConfig",
+    "KeepRule",
+    "LangIdConfig",
+    "NormalizeConfig",
+    "PiiConfig",
+    "PiiTypeName",
+    "PipelineConfig",
+    "QualityClassifierConfig",
+    "QualityConfig",
+    "QualityGatesConfig",
+    "SignalBounds",
+    "SparkConfig",
+    "Strict",
+    "TokenizeConfig",
+    "TrainTokenizerConfig",
+    "apply_override",
+    "load_config",
+]
+
+
+class PipelineConfig(Strict):
+    data_root: str = "data"
+    run_id: str = "demo"
+    spark: SparkConfig = Field(default_factory=SparkConfig)
+    extract: ExtractConfig = Field(default_factory=ExtractConfig)
+    langid: LangIdConfig = Field(default_factory=LangIdConfig)
+    normalize: NormalizeConfig = Field(default_factory=NormalizeConfig)
+    pii: PiiConfig = Field(default_factory=PiiConfig)
+    train_tokenizer: TrainTokenizerConfig = Field(default_factory=TrainTokenizerConfig)
+    tokenize: TokenizeConfig = Field(default_factory=TokenizeConfig)
+    quality: QualityConfig = Field(default_factory=QualityConfig)
+    crawl: CrawlConfig = Field(default_factory=CrawlConfig)
+    dedup: DedupConfig = Field(default_factory=DedupConfig)
+
+
+class ConfigError(ValueError):
+    """A config file or override that does not validate; the message names the offending key."""
+
+
+def apply_override(raw: dict, assignment: str) -> None:
+    """Apply one `dotted.key=value` override in place; the value is parsed as YAML (`0.7`, `[en, zh]`)."""
+    key, sep, value = assignment.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--set expects key=value, got {assignment!r}")
+    *parents, leaf = key.strip().split(".")
+    node = raw
+    for part in parents:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"--set {key}: {part!r} is not a section")
+    node[leaf] = yaml.safe_load(value)
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> PipelineConfig:
+    raw: dict = {}
+    if path is not None:
+        text = Path(path).read_text(encoding="utf-8")
+        raw = yaml.safe_load(text) or {}
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: expected a mapping at the top level")
+    for assignment in overrides:
+        apply_override(raw, assignment)
+    try:
+        return PipelineConfig.model_validate(raw)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
+        raise ConfigError(f"invalid config{f' {path}' if path else ''}: {problems}") from None

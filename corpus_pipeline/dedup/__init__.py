@@ -1,0 +1,1 @@
+"""Deduplication: exact and MinHash near-duplicate removal on Spark (see spark_job.py)."""

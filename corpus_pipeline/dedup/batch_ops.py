@@ -1,0 +1,66 @@
+"""Arrow-batch functions that the Spark job maps over its frames; plain Python, tested alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.dedup.exact import exact_hash
+from corpus_pipeline.dedup.lsh import band_keys
+from corpus_pipeline.dedup.minhash import estimated_jaccard, signature
+from corpus_pipeline.dedup.shingles import document_shingles
+from corpus_pipeline.urls import canonical_url
+
+SIGNATURE_SCHEMA = pa.schema(
+    [("id", pa.string()), ("canonical_url", pa.string()), ("exact_hash", pa.string()), ("signature", pa.binary())]
+)
+BAND_SCHEMA = pa.schema([("band", pa.int32()), ("key", pa.int64()), ("id", pa.string())])
+SIMILARITY_SCHEMA = pa.schema([("src", pa.string()), ("dst", pa.string()), ("similarity", pa.float64())])
+
+
+def signature_batch(batch: pa.RecordBatch, config: DedupConfig) -> pa.RecordBatch:
+    """(id, url, text, language) -> (id, canonical_url, exact_hash, signature); the signature is null
+    for a text with no shingles (only punctuation, say), which only the exact method can match."""
+    ids, urls, texts, languages = (batch.column(name).to_pylist() for name in ("id", "url", "text", "language"))
+    hashes, signatures = [], []
+    for text, language in zip(texts, languages, strict=True):
+        hashes.append(exact_hash(text))
+        shingles = document_shingles(text, language, config.word_ngram, config.char_ngram)
+        signatures.append(signature(shingles, config.num_perm, config.seed).tobytes() if shingles else None)
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array(ids, pa.string()),
+            pa.array([canonical_url(url) if url else None for url in urls], pa.string()),
+            pa.array(hashes, pa.string()),
+            pa.array(signatures, pa.binary()),
+        ],
+        schema=SIGNATURE_SCHEMA,
+    )
+
+
+def band_batch(batch: pa.RecordBatch, bands: int, rows: int) -> pa.RecordBatch:
+    """(id, signature) -> one (band, key, id) row per band."""
+    out_bands, out_keys, out_ids = [], [], []
+    for doc_id, raw in zip(batch.column("id").to_pylist(), batch.column("signature").to_pylist(), strict=True):
+        keys = band_keys(np.frombuffer(raw, dtype="<u4"), bands, rows)
+        out_bands.extend(range(bands))
+        out_keys.extend(keys)
+        out_ids.extend([doc_id] * bands)
+    return pa.RecordBatch.from_arrays(
+        [pa.array(out_bands, pa.int32()), pa.array(out_keys, pa.int64()), pa.array(out_ids, pa.string())],
+        schema=BAND_SCHEMA,
+    )
+
+
+def similarity_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """(src, dst, src_signature, dst_signature) -> (src, dst, estimated Jaccard)."""
+    left, right = batch.column("src_signature").to_pylist(), batch.column("dst_signature").to_pylist()
+    similarity = [
+        estimated_jaccard(np.frombuffer(a, dtype="<u4"), np.frombuffer(b, dtype="<u4"))
+        for a, b in zip(left, right, strict=True)
+    ]
+    return pa.RecordBatch.from_arrays(
+        [batch.column("src").cast(pa.string()), batch.column("dst").cast(pa.string()), pa.array(similarity)],
+        schema=SIMILARITY_SCHEMA,
+    )

@@ -1,0 +1,84 @@
+"""Spark DataFrame jobs that decide, per method, which documents are duplicates of which.
+
+Each method returns `(id, kept_id, reason)` for the documents it drops. Nothing is collected to the
+driver; the largest unit of work is one LSH bucket, streamed through a sorted window.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.dedup.batch_ops import BAND_SCHEMA, SIMILARITY_SCHEMA, band_batch, similarity_batch
+from corpus_pipeline.dedup.components import connected_components
+from corpus_pipeline.dedup.lsh import bands_and_rows
+from corpus_pipeline.engine.spark import spark_schema
+
+
+def _ordered(order: list[tuple[str, str]]):
+    return [F.col(c).desc_nulls_last() if d == "desc" else F.col(c).asc_nulls_last() for c, d in order]
+
+
+def exact_duplicates(docs: DataFrame, order: list[tuple[str, str]]) -> DataFrame:
+    """docs(id, exact_hash, keep columns) -> dropped (id, kept_id, reason)."""
+    window = Window.partitionBy("exact_hash").orderBy(*_ordered(order))
+    ranked = docs.withColumn("kept_id", F.first("id").over(window))
+    return ranked.where(F.col("id") != F.col("kept_id")).select(
+        "id", "kept_id", F.lit("exact_duplicate").alias("reason")
+    )
+
+
+def url_duplicates(docs: DataFrame) -> DataFrame:
+    """docs(id, canonical_url, date) -> dropped (id, kept_id, reason): one page fetched several
+    times keeps its latest fetch (then the smallest id); documents without a URL are left alone."""
+    window = Window.partitionBy("canonical_url").orderBy(F.col("date").desc_nulls_last(), F.col("id"))
+    ranked = docs.where(F.col("canonical_url").isNotNull()).withColumn("kept_id", F.first("id").over(window))
+    return ranked.where(F.col("id") != F.col("kept_id")).select("id", "kept_id", F.lit("url_duplicate").alias("reason"))
+
+
+def _similarities(pairs: DataFrame, signatures: DataFrame) -> DataFrame:
+    """pairs(src, dst) -> (src, dst, similarity) by the signatures' estimated Jaccard."""
+    left = signatures.select(F.col("id").alias("src"), F.col("signature").alias("src_signature"))
+    right = signatures.select(F.col("id").alias("dst"), F.col("signature").alias("dst_signature"))
+    joined = pairs.join(left, "src").join(right, "dst").select("src", "dst", "src_signature", "dst_signature")
+    return joined.mapInArrow(lambda batches: (similarity_batch(b) for b in batches), spark_schema(SIMILARITY_SCHEMA))
+
+
+def candidate_pairs(signatures: DataFrame, bands: int, rows: int) -> DataFrame:
+    """Documents sharing a band key. A bucket of k members emits at most 2k pairs: each member with
+    the bucket's smallest id (a star) and with its predecessor (a chain), never k^2/2, so a bucket
+    of 100,000 boilerplate pages costs 200,000 pairs, not 5 * 10^9."""
+    keyed = signatures.mapInArrow(
+        lambda batches: (band_batch(b, bands, rows) for b in batches), spark_schema(BAND_SCHEMA)
+    )
+    bucket = Window.partitionBy("band", "key").orderBy("id")
+    ranked = keyed.select(
+        "id", F.first("id").over(bucket).alias("first"), F.lag("id").over(bucket).alias("previous")
+    ).where(F.col("previous").isNotNull())
+    star = ranked.select(F.col("first").alias("src"), F.col("id").alias("dst"))
+    chain = ranked.where(F.col("previous") != F.col("first")).select(
+        F.col("previous").alias("src"), F.col("id").alias("dst")
+    )
+    return star.unionByName(chain).distinct()
+
+
+def minhash_duplicates(signatures: DataFrame, keys: DataFrame, config: DedupConfig, order) -> DataFrame:
+    """signatures(id, signature), keys(id, keep columns) -> dropped (id, kept_id, reason).
+
+    Guards against chained clusters (A~B~C~D with A and D unrelated): a candidate pair joins the
+    graph only if its estimated Jaccard passes the threshold, and a member is dropped only if it is
+    itself similar enough to the document kept for its cluster; the others stay."""
+    bands, rows = bands_and_rows(
+        config.threshold, config.num_perm, config.false_positive_weight, config.false_negative_weight
+    )
+    with_signature = signatures.where(F.col("signature").isNotNull())
+    similar = _similarities(candidate_pairs(with_signature, bands, rows), with_signature)
+    edges = similar.where(F.col("similarity") >= config.threshold).select("src", "dst")
+    members = connected_components(edges).join(keys, "id")
+    cluster = Window.partitionBy("component").orderBy(*_ordered(order))
+    ranked = members.withColumn("kept_id", F.first("id").over(cluster)).where(F.col("id") != F.col("kept_id"))
+    checked = _similarities(ranked.select(F.col("id").alias("src"), F.col("kept_id").alias("dst")), with_signature)
+    return checked.where(F.col("similarity") >= config.threshold).select(
+        F.col("src").alias("id"), F.col("dst").alias("kept_id"), F.lit("minhash_duplicate").alias("reason")
+    )

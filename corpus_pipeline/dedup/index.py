@@ -1,0 +1,82 @@
+"""The cross-snapshot index under `<data_root>/index/`: what later snapshots dedup against.
+
+One folder per published stage, `<index>/published/<stage fingerprint>/part-*.parquet`, holding the
+kept documents' ids (prefixed `index:` so a re-crawled page with the same id still matches), exact
+hashes and MinHash signatures. Signatures rather than band keys alone: 512 bytes per document at 128
+permutations, and they let a match against the index be verified by estimated Jaccard like any other
+pair. A `settings.json` records what the signatures depend on; a run with other settings is refused.
+Updated only by `publish_to_index`, which the orchestration calls when a snapshot is published.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
+from corpus_pipeline.engine.spark import spark_schema
+from corpus_pipeline.engine.stage_dir import read_success
+
+INDEX_ID_PREFIX = "index:"
+PUBLISHED = "published"
+SETTINGS = "settings.json"
+
+
+def index_settings(config: DedupConfig) -> dict:
+    return {key: getattr(config, key) for key in ("num_perm", "seed", "word_ngram", "char_ngram")}
+
+
+def _check_settings(index_dir: Path, config: DedupConfig) -> None:
+    path = index_dir / SETTINGS
+    wanted = index_settings(config)
+    if path.exists():
+        found = json.loads(path.read_text(encoding="utf-8"))
+        if found != wanted:
+            raise ValueError(f"index {index_dir} was built with {found}; this run uses {wanted}")
+    else:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(wanted, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def published_folders(index_dir: Path) -> list[Path]:
+    return sorted(p for p in (index_dir / PUBLISHED).glob("*") if p.is_dir() and not p.name.startswith("."))
+
+
+def publish_to_index(stage_dir: Path, index_dir: Path, config: DedupConfig, spark) -> Path:
+    """Add the kept documents of a finished stage to the index (again: a no-op)."""
+    _check_settings(index_dir, config)
+    target = index_dir / PUBLISHED / read_success(stage_dir)["fingerprint"][:32]
+    if target.exists():
+        return target
+    parts = [str(p) for p in sorted(stage_dir.glob("part-*.parquet"))]
+    tmp = target.with_name(f".{target.name}.inprogress")
+    shutil.rmtree(tmp, ignore_errors=True)
+    if parts:
+        docs = spark.read.parquet(*parts).select("id", "url", "text", "language")
+        signed = docs.mapInArrow(
+            lambda batches: (signature_batch(b, config) for b in batches), spark_schema(SIGNATURE_SCHEMA)
+        )
+        signed.select(F.concat(F.lit(INDEX_ID_PREFIX), "id").alias("id"), "exact_hash", "signature").write.parquet(
+            str(tmp)
+        )
+    else:
+        tmp.mkdir(parents=True)
+    os.replace(tmp, target)
+    return target
+
+
+def index_identity(index_dir: Path | None) -> list[str]:
+    return [] if index_dir is None else [f"index:{p.name}" for p in published_folders(index_dir)]
+
+
+def read_index(index_dir: Path, config: DedupConfig, spark) -> DataFrame | None:
+    """(id, exact_hash, signature) of every published document, or None for an empty index."""
+    _check_settings(index_dir, config)
+    folders = [str(p) for p in published_folders(index_dir) if any(p.glob("*.parquet"))]
+    return spark.read.parquet(*folders) if folders else None

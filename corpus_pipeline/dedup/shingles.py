@@ -1,0 +1,74 @@
+"""What a document is compared on: its normalized text cut into overlapping n-grams.
+
+Space-separated languages are cut into word n-grams; Chinese, Japanese, Thai and other scripts
+written without spaces into character n-grams (a "word" there would be a whole sentence).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Languages written without spaces between words (ISO 639-1/3 codes as fastText and GlotLID emit).
+NO_SPACE_LANGUAGES = frozenset({"zh", "ja", "th", "lo", "km", "my", "bo", "yue", "wuu", "dz"})
+# Unicode blocks of those scripts, used when a document has no language (langid not run).
+# Thai, Lao, Myanmar, Khmer, kana, CJK ideographs (Korean is written with spaces: not here).
+_NO_SPACE_SCRIPT = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+# A document is cut by characters when this share of its characters is in such a script.
+NO_SPACE_SHARE = 0.3
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _is_stripped(char: str) -> bool:
+    # Punctuation and symbols only: digits and letters carry the content that tells pages apart.
+    return unicodedata.category(char)[0] in "PS"
+
+
+def normalize_for_hashing(text: str) -> str:
+    """Lower-case, punctuation and symbols replaced by spaces, whitespace collapsed: two copies
+    that differ only in quotes, dashes or line breaks hash the same."""
+    stripped = "".join(" " if _is_stripped(char) else char for char in text.lower())
+    return _WHITESPACE.sub(" ", stripped).strip()
+
+
+def base_language(language: str | None) -> str:
+    """`zh`, `zh-Hans`, `zho_Hans` and `cmn` style labels to the code NO_SPACE_LANGUAGES uses."""
+    if not language:
+        return ""
+    code = language.replace("-", "_").split("_")[0].lower()
+    return {"zho": "zh", "cmn": "zh", "jpn": "ja", "tha": "th", "lao": "lo", "khm": "km", "mya": "my"}.get(code, code)
+
+
+def uses_characters(language: str | None, normalized: str) -> bool:
+    if language:
+        return base_language(language) in NO_SPACE_LANGUAGES
+    if not normalized:
+        return False
+    return len(_NO_SPACE_SCRIPT.findall(normalized)) / len(normalized) >= NO_SPACE_SHARE
+
+
+def shingles(normalized: str, by_characters: bool, word_ngram: int, char_ngram: int) -> set[str]:
+    """The set of n-grams of an already normalized text; a text shorter than one n-gram is its own
+    single shingle, and an empty text has none (it is left to the exact method)."""
+    if by_characters:
+        units: list[str] | str = normalized.replace(" ", "")
+        size, joiner = char_ngram, ""
+    else:
+        units = normalized.split(" ") if normalized else []
+        size, joiner = word_ngram, " "
+    if not units:
+        return set()
+    if len(units) <= size:
+        return {joiner.join(units)}
+    return {joiner.join(units[i : i + size]) for i in range(len(units) - size + 1)}
+
+
+def document_shingles(text: str, language: str | None, word_ngram: int, char_ngram: int) -> set[str]:
+    normalized = normalize_for_hashing(text)
+    return shingles(normalized, uses_characters(language, normalized), word_ngram, char_ngram)
+
+
+def jaccard(first: set[str], second: set[str]) -> float:
+    if not first and not second:
+        return 1.0
+    return len(first & second) / len(first | second)

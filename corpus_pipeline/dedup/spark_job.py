@@ -1,0 +1,155 @@
+"""The dedup stage on Spark: signatures, per-method decisions, then the stage directory written by
+the engine's contracts (parts, `_rejected/reason=<method>_duplicate/`, `_stats.json`, `_SUCCESS`).
+
+Deterministic whatever the partitioning: every choice is a total order on ids, cluster ids are the
+smallest id of a cluster, and output part i holds the documents with hash(id) % n == i sorted by id,
+n fixed by the config or the input, so 4 or 13 input partitions give byte-identical output.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
+from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates, url_duplicates
+from corpus_pipeline.dedup.index import index_identity, read_index
+from corpus_pipeline.dedup.keep_rule import keep_order
+from corpus_pipeline.document import REJECT_DETAIL_FIELD
+from corpus_pipeline.engine.runner import StageResult
+from corpus_pipeline.engine.spark import spark_schema
+from corpus_pipeline.engine.stage_dir import StageDir, fingerprint, input_parts, stage_input_identity
+from corpus_pipeline.engine.task_output import TaskOutput
+from corpus_pipeline.engine.tasks import completed_task_stats
+from corpus_pipeline.stages.base import Drop, text_bytes
+from corpus_pipeline.stats import StageStats
+
+STAGE_NAME = "dedup"
+CLUSTER_FIELDS = (pa.field("dup_cluster_id", pa.string()), pa.field("dup_cluster_size", pa.int64()))
+_REASON, _KEPT = "_dedup_reason", "_dedup_kept_id"
+_TASK_RESULT_SCHEMA = "task_id long, docs_in long"
+
+
+def dedup_decisions(docs: DataFrame, config: PipelineConfig, index: DataFrame | None = None) -> DataFrame:
+    """docs -> (id, kept_id, reason) for every dropped document, kept_id the document finally kept.
+    With an index (id, exact_hash, signature), published documents join every method as members
+    that always win the keep rule and are never written."""
+    dedup = config.dedup
+    order = keep_order(dedup, docs.columns)
+    keys = docs.select(*dict.fromkeys(column for column, _ in order))
+    signatures = docs.select("id", "url", "text", "language").mapInArrow(
+        lambda batches: (signature_batch(b, dedup) for b in batches), spark_schema(SIGNATURE_SCHEMA)
+    )
+    if index is not None:
+        order = [("_in_index", "desc"), *order]
+        published = index.select("id", F.lit(True).alias("_in_index"))
+        keys = keys.withColumn("_in_index", F.lit(False)).unionByName(published, allowMissingColumns=True)
+        signatures = signatures.unionByName(
+            index.select("id", F.lit(None).cast("string").alias("canonical_url"), "exact_hash", "signature")
+        )
+    signatures = signatures.localCheckpoint()
+    survivors, dropped = signatures, None
+    for method in dedup.methods:
+        if method == "url":
+            found = url_duplicates(survivors.join(docs.select("id", "date"), "id"))
+        elif method == "exact":
+            found = exact_duplicates(survivors.join(keys, "id"), order)
+        else:
+            found = minhash_duplicates(survivors.select("id", "signature"), keys, dedup, order)
+        found = found.localCheckpoint()
+        if dropped is not None:
+            # A document kept by an earlier method and dropped now takes its duplicates with it.
+            moved = found.select(F.col("id").alias("kept_id"), F.col("kept_id").alias("final_id"))
+            dropped = dropped.join(moved, "kept_id", "left").select(
+                "id", F.coalesce("final_id", "kept_id").alias("kept_id"), "reason"
+            )
+            dropped = dropped.unionByName(found)
+        else:
+            dropped = found
+        survivors = survivors.join(found.select("id"), "id", "left_anti")
+    return dropped
+
+
+def _clustered(docs: DataFrame, dropped: DataFrame) -> DataFrame:
+    """Every document with its decision and its cluster: the documents that one kept document
+    stands for, named by their smallest id."""
+    decided = docs.join(
+        dropped.select("id", F.col("kept_id").alias(_KEPT), F.col("reason").alias(_REASON)), "id", "left"
+    ).withColumn("_representative", F.coalesce(_KEPT, "id"))
+    clusters = decided.groupBy("_representative").agg(
+        F.min("id").alias("dup_cluster_id"), F.count("*").alias("dup_cluster_size")
+    )
+    return decided.join(clusters, "_representative").drop("_representative")
+
+
+def _write_parts(frame: DataFrame, schema: pa.Schema, work: Path, parts: int) -> None:
+    from pyspark import TaskContext
+
+    work_dir = str(work)
+
+    def write(batches):
+        task_id = TaskContext.get().partitionId()
+        done = completed_task_stats(Path(work_dir), task_id)
+        if done is None:
+            done = _write_task(batches, schema, Path(work_dir), task_id)
+        yield pa.RecordBatch.from_pylist([{"task_id": task_id, "docs_in": done.docs_in}])
+
+    ordered = frame.repartition(parts, "id").sortWithinPartitions("id")
+    ordered.mapInArrow(write, _TASK_RESULT_SCHEMA).collect()
+
+
+def _write_task(batches, schema: pa.Schema, work: Path, task_id: int) -> StageStats:
+    started = time.perf_counter()
+    stats = StageStats(STAGE_NAME, tasks=1)
+    output = TaskOutput(work, task_id, schema)
+    try:
+        for batch in batches:
+            for row in batch.to_pylist():
+                reason, kept_id = row.pop(_REASON), row.pop(_KEPT)
+                stats.count_in(text_bytes(row))
+                if reason is None:
+                    stats.count_kept(text_bytes(row))
+                    output.keep(row)
+                else:
+                    stats.count_dropped(reason)
+                    output.reject(row, Drop(reason, kept_id))
+        stats.check_balanced()
+        stats.seconds = stats.task_seconds = time.perf_counter() - started
+        output.commit(stats)
+    except BaseException:
+        output.abort()
+        raise
+    return stats
+
+
+def run_dedup(
+    input_dir: Path, output: Path, config: PipelineConfig, spark, index_dir: Path | None = None
+) -> StageResult:
+    """Dedup a stage's documents (and, with `index_dir`, against every published snapshot)."""
+    parts = input_parts(input_dir)
+    identity = stage_input_identity(input_dir) + index_identity(index_dir)
+    stage_dir = StageDir(output, fingerprint(STAGE_NAME, repr(config.dedup), identity))
+    if stage_dir.is_done():
+        return StageResult(output, stage_dir.done_stats(), skipped=True)
+    started = time.perf_counter()
+    work = stage_dir.begin()
+    if parts:
+        input_schema = pq.read_schema(parts[0])
+        if REJECT_DETAIL_FIELD.name in input_schema.names:
+            raise ValueError(f"{input_dir} holds rejected rows ({REJECT_DETAIL_FIELD.name}); give a stage output")
+        output_schema = input_schema
+        for field in CLUSTER_FIELDS:
+            if output_schema.get_field_index(field.name) < 0:
+                output_schema = output_schema.append(field)
+        docs = spark.read.schema(spark_schema(input_schema)).parquet(*[str(p) for p in parts])
+        docs = docs.drop(*[f.name for f in CLUSTER_FIELDS if f.name in docs.columns])
+        index = read_index(index_dir, config.dedup, spark) if index_dir is not None else None
+        decided = _clustered(docs, dedup_decisions(docs, config, index))
+        _write_parts(decided, output_schema, work, config.dedup.output_parts or len(parts))
+    return StageResult(output, stage_dir.finish(STAGE_NAME, time.perf_counter() - started), skipped=False)

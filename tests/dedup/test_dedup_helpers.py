@@ -1,0 +1,86 @@
+"""The pure dedup helpers: shingles, MinHash (equal to datasketch), banding, exact hashes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from datasketch import MinHash
+
+from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.dedup.batch_ops import band_batch, signature_batch, similarity_batch
+from corpus_pipeline.dedup.exact import exact_hash
+from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows, candidate_probability
+from corpus_pipeline.dedup.minhash import estimated_jaccard, shingle_hash, signature
+from corpus_pipeline.dedup.shingles import document_shingles, jaccard, normalize_for_hashing, uses_characters
+
+TEXT = "The quick brown fox jumps over the lazy dog, then runs into the forest and sleeps until noon."
+
+
+def test_normalization_ignores_case_punctuation_and_whitespace():
+    assert normalize_for_hashing("Hello,  WORLD!\n\n“Quoted” — text") == "hello world quoted text"
+    assert exact_hash("Hello, world!") == exact_hash("hello   world") != exact_hash("hello there")
+
+
+def test_word_shingles_for_spaced_languages_and_characters_for_chinese():
+    assert document_shingles("a b c d e f", "en", 5, 5) == {"a b c d e", "b c d e f"}
+    assert document_shingles("今天天气很好啊", "zh", 5, 5) == {"今天天气很", "天天气很好", "天气很好啊"}
+    assert document_shingles("short text", "en", 5, 5) == {"short text"}
+    assert document_shingles("!!!", "en", 5, 5) == set()
+
+
+def test_script_decides_when_language_is_unknown():
+    assert uses_characters(None, normalize_for_hashing("人民日报社论 今天发表"))
+    assert uses_characters("ja", "whatever")
+    assert not uses_characters(None, "plain english words")
+    assert not uses_characters("ko", "한국어 문장입니다")
+
+
+def test_signature_equals_datasketch_legacy_minhash():
+    shingles = document_shingles(TEXT, "en", 3, 5)
+    reference = MinHash(num_perm=64, seed=7, hashfunc=shingle_hash, scheme="legacy")
+    reference.update_batch(sorted(shingles))
+    assert np.array_equal(signature(shingles, 64, 7), reference.hashvalues.astype(np.uint32))
+
+
+def test_estimated_jaccard_tracks_true_jaccard():
+    first = {f"w{i}" for i in range(400)}
+    second = {f"w{i}" for i in range(100, 500)}  # true Jaccard 300/500 = 0.6
+    estimate = estimated_jaccard(signature(first, 256, 1), signature(second, 256, 1))
+    assert abs(estimate - jaccard(first, second)) < 0.08
+
+
+def test_default_bands_and_their_curve():
+    config = DedupConfig()
+    bands, rows = bands_and_rows(
+        config.threshold, config.num_perm, config.false_positive_weight, config.false_negative_weight
+    )
+    assert (bands, rows) == (18, 7)
+    assert candidate_probability(0.8, bands, rows) > 0.98
+    assert candidate_probability(0.4, bands, rows) < 0.03
+
+
+def test_band_keys_match_only_equal_bands():
+    sig = np.arange(14, dtype=np.uint32)
+    other = sig.copy()
+    other[8] = 99
+    first, second = band_keys(sig, 2, 7), band_keys(other, 2, 7)
+    assert first[0] == second[0] and first[1] != second[1]
+    assert all(-(1 << 63) <= key < (1 << 63) for key in first)
+
+
+def test_batch_functions_round_trip_signatures():
+    config = DedupConfig(num_perm=14)
+    batch = pa.RecordBatch.from_pylist(
+        [
+            {"id": "a", "url": "HTTP://Example.com:80/a#x", "text": TEXT, "language": "en"},
+            {"id": "b", "url": None, "text": "?!", "language": None},
+        ]
+    )
+    signed = signature_batch(batch, config)
+    assert signed.column("signature").null_count == 1
+    assert signed.column("canonical_url").to_pylist() == ["http://example.com/a", None]
+    banded = band_batch(signed.filter(signed.column("signature").is_valid()), 2, 7)
+    assert banded.num_rows == 2 and set(banded.column("id").to_pylist()) == {"a"}
+    raw = signed.column("signature")[0].as_py()
+    pairs = pa.RecordBatch.from_pylist([{"src": "a", "dst": "a", "src_signature": raw, "dst_signature": raw}])
+    assert similarity_batch(pairs).column("similarity").to_pylist() == [1.0]

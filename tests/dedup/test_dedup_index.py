@@ -1,0 +1,44 @@
+"""The cross-snapshot index: a snapshot deduped against a published one drops exactly its copies."""
+
+from __future__ import annotations
+
+import random
+
+import pyarrow.parquet as pq
+import pytest
+
+from corpus_pipeline.config import DedupConfig, PipelineConfig
+from corpus_pipeline.dedup.index import publish_to_index, read_index
+from corpus_pipeline.dedup.spark_job import run_dedup
+from corpus_pipeline.dedup.staging import write_documents_stage
+
+pytestmark = pytest.mark.spark
+
+WORDS = [f"term{i}" for i in range(4000)]
+
+
+def test_snapshot_b_drops_exactly_its_duplicates_of_published_a(spark, tmp_path):
+    rng = random.Random(11)
+    snapshot_a = [{"id": f"a{i:02d}", "text": " ".join(rng.choices(WORDS, k=150))} for i in range(30)]
+    snapshot_b = [{"id": f"b{i:02d}", "text": " ".join(rng.choices(WORDS, k=150))} for i in range(20)]
+    expected = {}
+    for i in range(5):  # exact copies of A (an unchanged page keeps its id across snapshots)
+        snapshot_b.append(dict(snapshot_a[i]))
+        expected[snapshot_a[i]["id"]] = f"index:a{i:02d}"
+    for i in range(5, 10):  # near copies of A
+        words = snapshot_a[i]["text"].split()
+        words[75] = "edited"
+        snapshot_b.append({"id": f"near{i}", "text": " ".join(words)})
+        expected[f"near{i}"] = f"index:a{i:02d}"
+    config = PipelineConfig()
+    index_dir = tmp_path / "index"
+    published = publish_to_index(write_documents_stage(snapshot_a, tmp_path / "a"), index_dir, config.dedup, spark)
+    assert publish_to_index(tmp_path / "a", index_dir, config.dedup, spark) == published
+    with pytest.raises(ValueError, match="built with"):
+        read_index(index_dir, DedupConfig(num_perm=64), spark)
+    source = write_documents_stage(snapshot_b, tmp_path / "b", parts=2)
+    out = run_dedup(source, tmp_path / "out", config, spark, index_dir=index_dir).output
+    rejected = [row for part in out.glob("_rejected/reason=*/*.parquet") for row in pq.read_table(part).to_pylist()]
+    assert {row["id"]: row["reject_detail"] for row in rejected} == expected
+    kept = sorted(row["id"] for part in out.glob("part-*.parquet") for row in pq.read_table(part).to_pylist())
+    assert kept == sorted(doc["id"] for doc in snapshot_b[:20])

@@ -25,8 +25,7 @@ from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.runner import StageResult
 from corpus_pipeline.engine.spark import spark_schema
 from corpus_pipeline.engine.stage_dir import StageDir, fingerprint, input_parts, stage_input_identity
-from corpus_pipeline.engine.task_output import TaskOutput
-from corpus_pipeline.engine.tasks import completed_task_stats
+from corpus_pipeline.engine.tasks import completed_task_stats, write_task
 from corpus_pipeline.stages.base import Drop, text_bytes
 from corpus_pipeline.stats import StageStats
 
@@ -105,27 +104,16 @@ def _write_parts(frame: DataFrame, schema: pa.Schema, work: Path, parts: int) ->
 
 
 def _write_task(batches, schema: pa.Schema, work: Path, task_id: int) -> StageStats:
-    started = time.perf_counter()
     stats = StageStats(STAGE_NAME, tasks=1)
-    output = TaskOutput(work, task_id, schema)
-    try:
+
+    def verdicts():
         for batch in batches:
             for row in batch.to_pylist():
                 reason, kept_id = row.pop(_REASON), row.pop(_KEPT)
                 stats.count_in(text_bytes(row))
-                if reason is None:
-                    stats.count_kept(text_bytes(row))
-                    output.keep(row)
-                else:
-                    stats.count_dropped(reason)
-                    output.reject(row, Drop(reason, kept_id))
-        stats.check_balanced()
-        stats.seconds = stats.task_seconds = time.perf_counter() - started
-        output.commit(stats)
-    except BaseException:
-        output.abort()
-        raise
-    return stats
+                yield row, None if reason is None else Drop(reason, kept_id)
+
+    return write_task(work, task_id, schema, verdicts(), stats)
 
 
 def run_dedup(

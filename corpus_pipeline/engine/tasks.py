@@ -34,13 +34,16 @@ def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _write_task(
+def write_task(
     stage_dir: Path,
     task_id: int,
     schema: pa.Schema,
     verdicts: Iterator[tuple[dict, Verdict]],
     stats: StageStats,
 ) -> StageStats:
+    """Route every (row, verdict) to the task's files, check the counts, commit the task.
+
+    `stats` must already count each row in (`count_in`); kept and dropped are counted here."""
     started = time.perf_counter()
     output = TaskOutput(stage_dir, task_id, schema)
     try:
@@ -80,7 +83,7 @@ def run_document_task(
                 stats.count_in(text_bytes(row))
             yield from zip(rows, stage.process_batch(rows, stats), strict=True)
 
-    return _write_task(stage_dir, task_id, stage.output_schema(input_schema), verdicts(), stats)
+    return write_task(stage_dir, task_id, stage.output_schema(input_schema), verdicts(), stats)
 
 
 def run_source_task(stage: SourceStage, path: str, stage_dir: Path, task_id: int) -> StageStats:
@@ -89,4 +92,4 @@ def run_source_task(stage: SourceStage, path: str, stage_dir: Path, task_id: int
         return done
     stage.setup()
     stats = StageStats(stage.name, tasks=1)
-    return _write_task(stage_dir, task_id, stage.output_schema(), stage.read(path, stats), stats)
+    return write_task(stage_dir, task_id, stage.output_schema(), stage.read(path, stats), stats)

@@ -1,0 +1,131 @@
+"""`make bench`: each stage's throughput against its raw library, on Spark local[2], and against
+datatrove, on the real pages; prints a table per stage and writes benchmarks/results/latest.json.
+
+    python benchmarks/run_all.py                          # everything, 2 reps (~20 min on 2 cores)
+    python benchmarks/run_all.py --quick --stages langid  # smoke run, under 2 minutes
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import bench_extract
+import bench_langid
+from common import PAGES_WARC, RESULTS, Context, machine
+from cpu_monitor import CpuMonitor
+from peer_env import PeerEnvError, ensure_peer_env
+
+from corpus_pipeline.config import load_config
+
+# Other processes using more than this many cores on average make the run untrustworthy.
+BUSY_CORES = 0.1
+STAGES = {"extract": bench_extract.run, "langid": bench_langid.run}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stages", default=",".join(STAGES), help="comma-separated: extract,langid")
+    parser.add_argument(
+        "--reps", type=int, default=None, help="timings per column, min reported (default 2; 1 with --quick)"
+    )
+    parser.add_argument("--quick", action="store_true", help="a subset of the pages and documents: smoke run")
+    parser.add_argument("--config", default=None, help="pipeline YAML (default: the built-in defaults)")
+    parser.add_argument("--no-peer", action="store_true", help="skip the datatrove columns")
+    parser.add_argument(
+        "--work", default=None, help="keep the run's files in this folder (default: a temp folder, removed at the end)"
+    )
+    parser.add_argument("--output", default=str(RESULTS / "latest.json"))
+    args = parser.parse_args(argv)
+    args.stages = [s.strip() for s in args.stages.split(",") if s.strip()]
+    unknown = [s for s in args.stages if s not in STAGES]
+    if unknown:
+        parser.error(f"unknown stage(s) {unknown}: choose from {list(STAGES)}")
+    if args.reps is None:
+        args.reps = 1 if args.quick else 2
+    return args
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if not PAGES_WARC.exists():
+        print(f"no benchmark data: {PAGES_WARC} is missing (set CORPUS_BENCH_DATA)", file=sys.stderr)
+        return 2
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    config = load_config(args.config)
+    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="corpus-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    monitor = CpuMonitor(work / "cpu-monitor.txt").start()
+    ctx = Context(work=work, reps=args.reps, quick=args.quick, monitor=monitor)
+    started = time.perf_counter()
+    results = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "machine": machine(),
+        "args": {k: v for k, v in vars(args).items() if k != "output"},
+        "stages": {},
+    }
+    quick = ", quick" if args.quick else ""
+    log(f"benchmarks: stages {args.stages}, {args.reps} rep(s){quick}; work in {work}")
+    if args.no_peer:
+        ctx.peer_error = "skipped (--no-peer)"
+    else:
+        try:
+            log(f"peer venv: {ensure_peer_env(log)}")
+        except PeerEnvError as error:
+            ctx.peer_error = f"the datatrove venv could not be built: {error}"
+            log(ctx.peer_error)
+    tables = []
+    try:
+        for stage in args.stages:
+            report = STAGES[stage](ctx, config, log)
+            results["stages"][stage] = report.to_dict()
+            tables.append(report.table())
+            print("\n" + tables[-1] + "\n", flush=True)
+    finally:
+        others_s, steal_s = monitor.snapshot()
+        monitor.stop()
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
+    duration = time.perf_counter() - started
+    results.update(
+        duration_s=duration,
+        others_cpu_s=others_s,
+        steal_s=steal_s,
+        spark_session_start_s=ctx.spark_start_s,
+        peer_error=ctx.peer_error,
+    )
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print("\n\n".join(tables))
+    spark_starts = ", ".join(f"{s:.1f} s" for s in ctx.spark_start_s)
+    print(f"\nSpark session start (excluded from the Spark columns): {spark_starts or 'none'}")
+    print(
+        f"other processes used {others_s:.1f} CPU core-s during the {duration:.0f} s run "
+        f"({others_s / duration:.2f} cores on average; 'others' column: per measurement); steal {steal_s:.1f} s"
+    )
+    if others_s / duration > BUSY_CORES:
+        print(
+            f"WARNING: the machine was not idle ({others_s / duration:.2f} cores used by other processes on "
+            "average): the figures are lower than this machine can do, and ratios between columns measured at "
+            "different times are skewed; rerun on an idle machine"
+        )
+    missed = [t for r in results["stages"].values() for t in r["targets"] if not t["passed"]]
+    print(f"{len(missed)} target(s) missed; figures in {output}; {results['duration_s'] / 60:.1f} min in all")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

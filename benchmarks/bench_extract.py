@@ -16,7 +16,19 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from common import MB, PAGES_WARC, Column, Context, Ratio, StageReport, Target, clocks, spark_cpu_bound, tree_clocks
+from common import (
+    MB,
+    PAGES_WARC,
+    Column,
+    Context,
+    Ratio,
+    StageReport,
+    Target,
+    check_fresh_run,
+    clocks,
+    spark_cpu_bound,
+    tree_clocks,
+)
 from inputs import QUICK_RECORDS, WarcInput, extracted_docs, pages_input
 from peer_env import PeerEnvError, run_peer
 
@@ -79,11 +91,7 @@ def run_stage(
     wall0, cpu0 = clock()
     result = run_extract(warc.parts, output, config, executor)
     wall1, cpu1 = clock()
-    if result.skipped or result.stats.docs_in != warc.records:
-        raise RuntimeError(
-            f"extract into {output}: skipped={result.skipped}, "
-            f"{result.stats.docs_in} records in, expected {warc.records}"
-        )
+    check_fresh_run(result, warc.records)
     return wall1 - wall0, cpu1 - cpu0, result.stats
 
 

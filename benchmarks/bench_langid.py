@@ -23,7 +23,19 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from common import MB, SENTENCES, Column, Context, Ratio, StageReport, Target, clocks, spark_cpu_bound, tree_clocks
+from common import (
+    MB,
+    SENTENCES,
+    Column,
+    Context,
+    Ratio,
+    StageReport,
+    Target,
+    check_fresh_run,
+    clocks,
+    spark_cpu_bound,
+    tree_clocks,
+)
 from inputs import extracted_docs, pages_input
 from peer_env import PeerEnvError, run_peer
 
@@ -97,10 +109,7 @@ def run_stage(
     wall0, cpu0 = clock()
     result = run_langid(input_dir, output, config, executor)
     wall1, cpu1 = clock()
-    if result.skipped or result.stats.docs_in != docs:
-        raise RuntimeError(
-            f"langid into {output}: skipped={result.skipped}, {result.stats.docs_in} in, expected {docs}"
-        )
+    check_fresh_run(result, docs)
     shutil.rmtree(output)
     return wall1 - wall0, cpu1 - cpu0
 

@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from common import DATA, MB, Column, Context, StageReport, Target
+from common import DATA, MB, Column, Context, StageReport, Target, seconds_of_fresh_run
 from peer_env import PeerEnvError, ensure_peer_env, peer_environment, peer_python
 
 from corpus_pipeline.config import PipelineConfig, load_config
@@ -81,13 +81,7 @@ def detector_seconds(detector: PiiDetector, texts: list[str]) -> float:
 
 
 def stage_seconds(input_dir: Path, output: Path, config: PipelineConfig, executor, docs: int) -> float:
-    started = time.perf_counter()
-    result = run_pii(input_dir, output, config, executor)
-    seconds = time.perf_counter() - started
-    if result.skipped or result.stats.docs_in != docs:
-        raise RuntimeError(f"pii into {output}: skipped={result.skipped}, {result.stats.docs_in} in, expected {docs}")
-    shutil.rmtree(output)
-    return seconds
+    return seconds_of_fresh_run(run_pii, input_dir, output, config, executor, docs)
 
 
 def run_peer_pii(args: list[str]) -> dict:

@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import DATA, MB, Column, Context, StageReport, Target
+from common import DATA, MB, Column, Context, StageReport, Target, seconds_of_fresh_run
 from peer_env import PeerEnvError, ensure_peer_env, peer_environment, peer_python
 
 from corpus_pipeline.config import PipelineConfig, load_config
@@ -113,13 +113,7 @@ def time_all_signals(docs: list[dict], config: PipelineConfig) -> float:
 
 
 def time_stage(input_dir: Path, output: Path, config: PipelineConfig, executor, docs: int) -> float:
-    started = time.perf_counter()
-    result = run_quality(input_dir, output, config, executor)
-    seconds = time.perf_counter() - started
-    if result.skipped or result.stats.docs_in != docs:
-        raise RuntimeError(f"quality into {output}: skipped={result.skipped}, {result.stats.docs_in} in, not {docs}")
-    shutil.rmtree(output)
-    return seconds
+    return seconds_of_fresh_run(run_quality, input_dir, output, config, executor, docs)
 
 
 def peer_blocks(texts: list[str], work: Path, reps: int, log) -> list[dict]:

@@ -272,3 +272,24 @@ class Context:
         session.sparkContext.setLogLevel("ERROR")
         self.spark_start_s.append(time.perf_counter() - started)
         return session
+
+
+def check_fresh_run(result, expected_docs: int) -> None:
+    """A timing counts only if the stage really ran (not skipped as already done) on every document."""
+    if result.skipped or result.stats.docs_in != expected_docs:
+        raise RuntimeError(
+            f"{result.stats.stage} into {result.output}: skipped={result.skipped}, "
+            f"{result.stats.docs_in} in, expected {expected_docs}"
+        )
+
+
+def seconds_of_fresh_run(run_stage: Callable, input_dir: Path, output: Path, config, executor, docs: int) -> float:
+    """Wall seconds of one `run_stage(input_dir, output, config, executor)`; the output is removed after."""
+    import shutil
+
+    started = time.perf_counter()
+    result = run_stage(input_dir, output, config, executor)
+    seconds = time.perf_counter() - started
+    check_fresh_run(result, docs)
+    shutil.rmtree(output)
+    return seconds

@@ -38,7 +38,7 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed ## create .venv and install everything (torch first, then the project)
 
-test: $(VENV)/.installed ## unit, Spark (local[2]) and real-data tests
+test: $(VENV)/.installed browser-for-tests ## unit, Spark (local[2]) and real-data tests
 	$(PY) -m pytest -q
 
 demo: $(VENV)/.installed ## demo site -> WARC -> extract -> langid -> normalize on Spark local[*]
@@ -76,6 +76,20 @@ quality: $(VENV)/.installed ## $(RUN_DIR)/05_pii -> 06_quality (Gopher, C4, Fine
 
 gates: $(VENV)/.installed ## corpus-level quality gates over $(RUN_DIR) (exit 1 when one fails)
 	$(CLI) gates $(RUN_DIR) --config $(CONFIG)
+
+.PHONY: report browser-for-tests
+report: $(VENV)/.installed ## HTML report of $(RUN_DIR) -> $(RUN_DIR)/report/index.html (PREVIOUS=runs/<id>: drift)
+	$(CLI) report $(RUN_DIR) --config $(CONFIG) $(if $(PREVIOUS),--previous $(PREVIOUS)) $(ARGS)
+
+# The report's browser test needs chromium: installed with apt-get when absent and run as root
+# (CI); otherwise, or if apt fails, a message and the test skips. Instant when chromium is there.
+browser-for-tests: ## install chromium for the report's browser test (root and apt-get only)
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium for the report's browser test"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+	      || echo "chromium could not be installed: the report's browser test will skip"; \
+	  else echo "chromium absent (installing it needs root and apt-get): the report's browser test will skip"; fi; }
 
 train-tokenizer: $(VENV)/.installed ## $(RUN_DIR)/06_quality -> $(RUN_DIR)/tokenizer/tokenizer.json (byte-level BPE)
 	$(CLI) train-tokenizer --input $(RUN_DIR)/06_quality --output $(RUN_DIR)/tokenizer/tokenizer.json $(STAGE_FLAGS)

@@ -80,6 +80,7 @@ def _register_stage_families(verbs, eval_targets) -> None:
     from corpus_pipeline.dedup import cli as dedup_cli
     from corpus_pipeline.pii import cli as pii_cli
     from corpus_pipeline.quality import cli as quality_cli
+    from corpus_pipeline.report import cli as report_cli
     from corpus_pipeline.tokenize import cli as tokenize_cli
 
     crawl_cli.register(verbs)
@@ -88,6 +89,7 @@ def _register_stage_families(verbs, eval_targets) -> None:
     pii_cli.register(verbs)
     pii_cli.add_eval_target(eval_targets)
     quality_cli.register(verbs)
+    report_cli.register(verbs)
     tokenize_cli.register(verbs)
 
 

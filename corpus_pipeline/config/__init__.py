@@ -33,6 +33,7 @@ from corpus_pipeline.config.ingest import (
     NormalizeConfig,
     SparkConfig,
 )
+from corpus_pipeline.config.report import DriftBounds, ReportConfig
 from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "ConfigError",
     "CrawlConfig",
     "DedupConfig",
+    "DriftBounds",
     "ExtractConfig",
     "KeepRule",
     "LangIdConfig",
@@ -52,6 +54,7 @@ __all__ = [
     "QualityClassifierConfig",
     "QualityConfig",
     "QualityGatesConfig",
+    "ReportConfig",
     "SignalBounds",
     "SparkConfig",
     "Strict",
@@ -75,6 +78,7 @@ class PipelineConfig(Strict):
     quality: QualityConfig = Field(default_factory=QualityConfig)
     crawl: CrawlConfig = Field(default_factory=CrawlConfig)
     dedup: DedupConfig = Field(default_factory=DedupConfig)
+    report: ReportConfig = Field(default_factory=ReportConfig)
 
 
 class ConfigError(ValueError):

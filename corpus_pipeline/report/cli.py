@@ -1,0 +1,43 @@
+"""`corpus-pipeline report RUN_DIR [--previous RUN_DIR] [--output FILE]`, added by `register(verbs)`.
+
+Exit 0 when the page is written, whatever it says (drift alerts and failed gates are printed too,
+for a log); 1 when an input could not be read, with a message naming it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from corpus_pipeline.config import PipelineConfig
+
+EXIT_OK, EXIT_ERROR = 0, 1
+
+
+def register(verbs) -> None:
+    report = verbs.add_parser("report", help="a static HTML report of a run (funnel, plots, examples, gates, drift)")
+    report.add_argument("run_dir", type=Path, help="runs/<run_id>")
+    report.add_argument("--previous", type=Path, help="the previous snapshot's run directory, for drift")
+    report.add_argument("--output", type=Path, help="the HTML file (default: RUN_DIR/report/index.html)")
+    report.add_argument("--config", help="YAML config (its report, quality and pii sections); defaults without one")
+    report.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override one config value"
+    )
+    report.set_defaults(handler=report_verb)
+
+
+def report_verb(args, config: PipelineConfig) -> int:
+    from corpus_pipeline.report import ReportInputError, write_report
+
+    try:
+        result = write_report(args.run_dir, config, args.previous, args.output)
+    except ReportInputError as error:
+        print(f"corpus-pipeline report: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    figures = result.figures
+    for check in figures.alerts:
+        print(f"drift alert: {check.name} changed by {check.value:.4f} > {check.bound:g} ({check.detail})")
+    if figures.gates is not None and not figures.gates.passed:
+        print("gates: FAILED (see the report's Gates section)")
+    print(f"report: {result.path.resolve()}")
+    return EXIT_OK

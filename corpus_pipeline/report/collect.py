@@ -1,0 +1,126 @@
+"""Every figure of the report, gathered from a run directory (and the previous snapshot's, for drift).
+
+A stage that did not run leaves its figures None, which the page shows as "not run"; everything
+else is read from what the stages wrote: `_stats.json`, small Parquet columns, the token manifest
+and shards. Nothing here formats anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.quality.gates import GateReport, evaluate_gates
+from corpus_pipeline.report import corpus_figures as corpus
+from corpus_pipeline.report import token_figures as tokens
+from corpus_pipeline.report.bars import Bars, ranked, top_with_other
+from corpus_pipeline.report.drift import DriftCheck, Profile, compare
+from corpus_pipeline.report.examples import ExampleGroup, Redactor, borderline_kept, stage_examples
+from corpus_pipeline.report.funnel import FunnelRow, funnel_rows
+from corpus_pipeline.report.histogram import Histogram
+from corpus_pipeline.report.quality_figures import quality_histograms
+from corpus_pipeline.report.run_dir import DOCUMENT_STAGES, StageRun, read_run
+
+
+@dataclass
+class RunFigures:
+    run_dir: Path
+    stages: dict[str, StageRun]
+    funnel: list[FunnelRow]
+    final_stage: str | None = None  # the last document stage that finished
+    languages_detected: Bars | None = None  # every document langid saw
+    languages_final: Bars | None = None
+    domains: Bars | None = None
+    quality_histograms: list[Histogram] | None = None
+    quality_not_computed: list[str] = field(default_factory=list)  # signals null for every document
+    clusters: Bars | None = None
+    duplicate_rate: float | None = None
+    pii: tuple[Bars, Bars] | None = None
+    shards: Bars | Histogram | None = None
+    token_languages: Bars | None = None
+    top_tokens: Bars | None = None
+    examples: list[ExampleGroup] = field(default_factory=list)
+    gates: GateReport | None = None
+    gates_error: str | None = None
+    profile: Profile = field(default_factory=Profile)
+    previous_dir: Path | None = None
+    drift: list[DriftCheck] | None = None  # None: no previous snapshot given
+
+    @property
+    def alerts(self) -> list[DriftCheck]:
+        return [check for check in self.drift or [] if check.alert]
+
+
+def profile_of(stages: dict[str, StageRun]) -> Profile:
+    """The drift figures of one snapshot (the token distribution costs one pass over the shards)."""
+    profile = Profile(duplicate_rate=corpus.duplicate_rate(stages["dedup"]))
+    final = corpus.final_corpus(stages)
+    if final is not None and stages["langid"].done:
+        profile.language_counts = corpus.language_counts(final)
+    if final is not None:
+        profile.domain_counts = corpus.domain_counts(final)
+    if stages["tokenize"].done:
+        distribution = tokens.token_distribution(stages["tokenize"], tokens.manifest_of(stages["tokenize"]))
+        profile.token_counts, profile.token_labels = distribution.counts, distribution.shown
+    return profile
+
+
+def _examples(stages: dict[str, StageRun], config: PipelineConfig) -> list[ExampleGroup]:
+    count = config.report.examples_per_rule
+    if count == 0:
+        return []
+    redactor = Redactor(config.pii, config.report.example_chars)
+    groups = []
+    for name in DOCUMENT_STAGES:
+        if stages[name].done:
+            groups += stage_examples(stages[name], redactor, count)
+    if stages["quality"].done:
+        groups += borderline_kept(stages["quality"], config.quality, redactor, count)
+    return groups
+
+
+def _gates(figures: RunFigures, config: PipelineConfig) -> None:
+    if not figures.stages["quality"].done:
+        return
+    try:
+        figures.gates = evaluate_gates(figures.run_dir, config.quality.gates)
+    except (FileNotFoundError, ValueError) as error:
+        figures.gates_error = str(error)
+
+
+def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None) -> RunFigures:
+    stages = read_run(run_dir)
+    report = config.report
+    figures = RunFigures(run_dir, stages, funnel_rows(stages), profile=profile_of(stages))
+    final = corpus.final_corpus(stages)
+    figures.final_stage = final.name if final else None
+    profile = figures.profile
+    if stages["langid"].done:
+        detected = stages["langid"].stats.extra.get("languages", {})
+        figures.languages_detected = Bars("languages detected (every document langid saw)", ranked(detected))
+        figures.languages_final = Bars(f"languages of the final corpus ({final.name})", ranked(profile.language_counts))
+    if profile.domain_counts is not None:
+        domains = top_with_other(profile.domain_counts, report.top_domains)
+        figures.domains = Bars(f"domains of the final corpus ({final.name})", domains)
+    if stages["quality"].done:
+        figures.quality_histograms, figures.quality_not_computed = quality_histograms(
+            stages["quality"], config.quality, report.histogram_bins
+        )
+    if stages["dedup"].done:
+        figures.clusters = corpus.cluster_size_bars(stages["dedup"])
+        figures.duplicate_rate = profile.duplicate_rate
+    if stages["pii"].done:
+        figures.pii = corpus.pii_bars(stages["pii"], list(config.pii.types))
+    if stages["tokenize"].done:
+        manifest = tokens.manifest_of(stages["tokenize"])
+        figures.shards = tokens.shard_plot(manifest, report.histogram_bins)
+        figures.token_languages = tokens.language_bars(stages["tokenize"])
+        distribution = tokens.TokenDistribution(profile.token_counts, profile.token_labels)
+        figures.top_tokens = tokens.top_token_bars(distribution, report.top_tokens)
+    figures.examples = _examples(stages, config)
+    _gates(figures, config)
+    if previous is not None:
+        figures.previous_dir = previous
+        figures.drift = compare(profile_of(read_run(previous)), profile, report.drift, report.top_domains)
+    return figures

@@ -1,0 +1,71 @@
+"""The funnel: documents, bytes and tokens into and out of every stage, and why documents left.
+
+Documents and bytes are the stages' own `_stats.json` figures. Tokens are exact only where the
+tokenize stage counted them (its documents); for the earlier stages they are estimated from the
+text bytes at the final corpus's bytes per token (tokenizing every rejected document again to
+count would cost as much as the tokenize stage itself). Extract's input is raw payload bytes
+(HTML), not text, so it gets no token estimate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from corpus_pipeline.report.run_dir import StageRun
+
+
+@dataclass
+class FunnelRow:
+    stage: str
+    done: bool
+    docs_in: int = 0
+    kept: int = 0
+    bytes_in: int = 0
+    bytes_kept: int = 0
+    seconds: float = 0.0
+    tokens_in: float | None = None
+    tokens_out: float | None = None
+    tokens_exact: bool = False
+    reasons: list[tuple[str, int]] = field(default_factory=list)  # most frequent first
+
+    @property
+    def dropped(self) -> int:
+        return sum(n for _, n in self.reasons)
+
+
+def text_bytes_per_token(tokenize: StageRun) -> float | None:
+    """Text bytes per token of the tokenized corpus (end-of-document tokens not counted)."""
+    if not tokenize.done:
+        return None
+    text_tokens = tokenize.stats.extra.get("tokens", {}).get("text", 0)
+    return tokenize.stats.bytes_kept / text_tokens if text_tokens else None
+
+
+def funnel_rows(stages: dict[str, StageRun]) -> list[FunnelRow]:
+    per_token = text_bytes_per_token(stages["tokenize"])
+    rows = []
+    for name, stage in stages.items():
+        if not stage.done:
+            rows.append(FunnelRow(name, done=False))
+            continue
+        stats = stage.stats
+        row = FunnelRow(
+            name,
+            done=True,
+            docs_in=stats.docs_in,
+            kept=stats.kept,
+            bytes_in=stats.bytes_in,
+            bytes_kept=stats.bytes_kept,
+            seconds=stats.seconds,
+            reasons=sorted(stats.dropped.items(), key=lambda item: (-item[1], item[0])),
+        )
+        if name == "tokenize":
+            tokens = stats.extra.get("tokens", {})
+            row.tokens_out = float(tokens.get("text", 0))
+            row.tokens_in = row.tokens_out  # tokenize drops only empty texts, which have no tokens
+            row.tokens_exact = True
+        elif per_token:
+            row.tokens_in = None if name == "extract" else stats.bytes_in / per_token
+            row.tokens_out = stats.bytes_kept / per_token
+        rows.append(row)
+    return rows

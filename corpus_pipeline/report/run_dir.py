@@ -1,0 +1,144 @@
+"""What a run directory holds, for the report: each stage's status and stats, and its Parquet columns.
+
+A stage counts as run only with its `_SUCCESS` (DESIGN.md: a stage without it never happened); a
+run that stopped early simply has fewer. A file that is there but cannot be read (corrupt JSON,
+truncated Parquet) is a `ReportInputError` naming the file: the report never guesses around it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS
+from corpus_pipeline.engine.task_output import REJECTED_DIR
+from corpus_pipeline.stats import StageStats
+
+# Directory and stage name, in pipeline order (DESIGN.md's on-disk layout).
+STAGES: tuple[tuple[str, str], ...] = (
+    ("01_extract", "extract"),
+    ("02_langid", "langid"),
+    ("03_normalize", "normalize"),
+    ("04_dedup", "dedup"),
+    ("05_pii", "pii"),
+    ("06_quality", "quality"),
+    ("tokens", "tokenize"),
+)
+DOCUMENT_STAGES = tuple(name for directory, name in STAGES if directory != "tokens")
+
+
+class ReportInputError(ValueError):
+    """A run directory, or a file in it, that the report cannot read."""
+
+
+@dataclass
+class StageRun:
+    name: str
+    directory: Path
+    stats: StageStats | None  # None: the stage did not run (no _SUCCESS)
+
+    @property
+    def done(self) -> bool:
+        return self.stats is not None
+
+
+def read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ReportInputError(f"cannot read {path}: {error}") from None
+
+
+def read_stage(directory: Path, name: str) -> StageRun:
+    if not (directory / SUCCESS).exists():
+        return StageRun(name, directory, None)
+    read_json(directory / SUCCESS)
+    stats_path = directory / STATS_FILE
+    if not stats_path.exists():
+        raise ReportInputError(f"{directory} has {SUCCESS} but no {STATS_FILE}")
+    try:
+        stats = StageStats.from_dict(read_json(stats_path))
+    except (KeyError, TypeError) as error:
+        raise ReportInputError(f"{stats_path}: not a stage stats file (missing {error})") from None
+    return StageRun(name, directory, stats)
+
+
+def read_run(run_dir: Path) -> dict[str, StageRun]:
+    """Every stage of the run by name, run or not, in pipeline order."""
+    if not run_dir.is_dir():
+        raise ReportInputError(f"{run_dir} is not a run directory (no such directory)")
+    return {name: read_stage(run_dir / directory, name) for directory, name in STAGES}
+
+
+def kept_parts(stage: StageRun) -> list[Path]:
+    return sorted(stage.directory.glob("part-*.parquet"))
+
+
+def rejected_parts(stage: StageRun) -> dict[str, list[Path]]:
+    """Drop reason -> its Parquet files, reasons in name order."""
+    found: dict[str, list[Path]] = {}
+    for folder in sorted((stage.directory / REJECTED_DIR).glob("reason=*")):
+        found[folder.name.removeprefix("reason=")] = sorted(folder.glob("*.parquet"))
+    return found
+
+
+def parquet_file(path: Path) -> pq.ParquetFile:
+    try:
+        return pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as error:
+        raise ReportInputError(f"cannot read {path}: {error}") from None
+
+
+def read_columns(paths: list[Path], columns: list[str]) -> pa.Table:
+    """`columns` of every file, those a file lacks left out (signal columns come with later stages)."""
+    tables = []
+    for path in paths:
+        file = parquet_file(path)
+        present = [c for c in columns if c in file.schema_arrow.names]
+        try:
+            tables.append(file.read(columns=present))
+        except (OSError, pa.ArrowException) as error:
+            raise ReportInputError(f"cannot read {path}: {error}") from None
+    if not tables:
+        return pa.table({})
+    return pa.concat_tables(tables, promote_options="default")
+
+
+def first_rows(paths: list[Path], columns: list[str], count: int) -> list[dict]:
+    """The first `count` rows over `paths`, reading no more batches than that takes."""
+    rows: list[dict] = []
+    for path in paths:
+        file = parquet_file(path)
+        present = [c for c in columns if c in file.schema_arrow.names]
+        try:
+            for batch in file.iter_batches(batch_size=max(count, 1), columns=present):
+                rows += batch.to_pylist()[: count - len(rows)]
+                if len(rows) >= count:
+                    return rows
+        except (OSError, pa.ArrowException) as error:
+            raise ReportInputError(f"cannot read {path}: {error}") from None
+    return rows
+
+
+def rows_at(path: Path, row_numbers: list[int], columns: list[str]) -> list[dict]:
+    """Rows of one file by their number in it, reading only the row groups that hold them."""
+    file = parquet_file(path)
+    present = [c for c in columns if c in file.schema_arrow.names]
+    rows: dict[int, dict] = {}
+    start = 0
+    try:
+        for group in range(file.num_row_groups):
+            size = file.metadata.row_group(group).num_rows
+            wanted = [n for n in row_numbers if start <= n < start + size]
+            if wanted:
+                table = file.read_row_group(group, columns=present)
+                for n in wanted:
+                    rows[n] = table.slice(n - start, 1).to_pylist()[0]
+            start += size
+    except (OSError, pa.ArrowException) as error:
+        raise ReportInputError(f"cannot read {path}: {error}") from None
+    return [rows[n] for n in row_numbers if n in rows]

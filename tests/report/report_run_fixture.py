@@ -1,0 +1,149 @@
+"""A small, complete run directory for the report tests, built once per session.
+
+Real text (the demo's Wikipedia and People's Daily articles, from installed packages) goes through
+the real langid, normalize, pii, quality, train-tokenizer and tokenize stages on the local
+executor. Extract and dedup are written by hand (extract needs WARC files, dedup a Spark session),
+the way those stages write them: a kept part, `_rejected/reason=<r>/`, `_stats.json`, `_SUCCESS`.
+
+Planted for the tests: a French page (rejected by langid) and an English page that both carry an
+email address and a phone number, an exact duplicate of one article (rejected by dedup, cluster of
+2), and a bulleted list page that the quality rules reject.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.demo.sources import load_peoples_daily, load_wikipedia
+from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.stage_dir import StageDir, fingerprint, input_parts
+from corpus_pipeline.engine.stages import run_langid, run_normalize
+from corpus_pipeline.engine.task_output import TaskOutput
+from corpus_pipeline.pii.runner import run_pii
+from corpus_pipeline.quality.runner import run_quality
+from corpus_pipeline.report.run_dir import read_columns
+from corpus_pipeline.stages.base import Drop, text_bytes
+from corpus_pipeline.stats import StageStats
+from corpus_pipeline.tokenize.runner import run_tokenize, run_train_tokenizer
+
+EMAIL = "jane.doe.planted@example.org"
+PHONE = "+1 415 555 0134"
+FRENCH = (
+    "Bonjour, je m'appelle Claire et j'habite à Lyon depuis dix ans. Écrivez-moi à "
+    f"{EMAIL} ou appelez le {PHONE} pour toute question sur la réunion de demain matin. "
+    "Nous parlerons du budget de l'association et des projets pour l'année prochaine."
+)
+LIST_PAGE = "\n".join(f"\u2022 Item number {n} on sale today" for n in range(40))
+ENGLISH_ARTICLES = 12
+CHINESE_ARTICLES = 8
+
+
+def config() -> PipelineConfig:
+    return PipelineConfig.model_validate(
+        {
+            "langid": {"allowed_languages": ["en", "zh"]},
+            "train_tokenizer": {"vocab_size": 600},
+            "report": {"examples_per_rule": 2, "example_chars": 2000},
+        }
+    )
+
+
+def source_documents() -> list[dict]:
+    docs = []
+    for number, article in enumerate(load_wikipedia(limit=ENGLISH_ARTICLES * 2)[:ENGLISH_ARTICLES]):
+        text = article.title + "\n\n" + "\n\n".join(article.paragraphs)
+        if number == 0:  # at the start, so it is inside every example's shown text
+            text = f"Contact the editor at {EMAIL} or call {PHONE}.\n\n" + text
+        docs.append((f"https://www.en.example.org/wiki/{number}", text))
+    for number, article in enumerate(load_peoples_daily()[:CHINESE_ARTICLES]):
+        docs.append(
+            (f"https://news.example.cn/{number}.html", article.title + "\n\n" + "\n\n".join(article.paragraphs))
+        )
+    docs.append(("https://www.example.fr/contact", FRENCH))
+    docs.append(("https://shop.example.com/list", LIST_PAGE))
+    docs.append(("https://mirror.example.net/copy", docs[1][1]))  # an exact copy of the second article
+    return [empty_document(id=document_id(url, text), text=text, url=url, dump="fixture") for url, text in docs]
+
+
+def write_stage(directory: Path, name: str, schema: pa.Schema, kept: list[dict], rejected: list[tuple[dict, Drop]]):
+    """A finished stage directory with one task, as the engine writes it."""
+    stage_dir = StageDir(directory, fingerprint(name, "", [str(directory)]))
+    output = TaskOutput(stage_dir.begin(), 0, schema)
+    stats = StageStats(name, tasks=1)
+    for row in kept:
+        stats.count_in(text_bytes(row))
+        stats.count_kept(text_bytes(row))
+        output.keep(row)
+    for row, drop in rejected:
+        stats.count_in(text_bytes(row))
+        stats.count_dropped(drop.reason)
+        output.reject(row, drop)
+    output.commit(stats)
+    stage_dir.finish(name, 0.0)
+
+
+def write_extract(run_dir: Path) -> None:
+    requests = [empty_document(id=f"<urn:uuid:request-{n}>", text="") for n in range(2)]
+    rejected = [(row, Drop("not_a_document", "request")) for row in requests]
+    write_stage(run_dir / "01_extract", "extract", DOCUMENT_SCHEMA, source_documents(), rejected)
+
+
+def write_dedup(run_dir: Path) -> None:
+    """Exact duplicates by text: the smallest id of a group is kept and stands for the cluster."""
+    parts = input_parts(run_dir / "03_normalize")
+    schema = pq.read_schema(parts[0])
+    rows = read_columns(parts, schema.names).to_pylist()
+    groups: dict[str, list[dict]] = {}
+    for row in rows:
+        groups.setdefault(row["text"], []).append(row)
+    kept, rejected = [], []
+    for group in groups.values():
+        group.sort(key=lambda row: row["id"])
+        first = group[0]
+        kept.append({**first, "dup_cluster_id": first["id"], "dup_cluster_size": len(group)})
+        for row in group[1:]:
+            rejected.append(
+                ({**row, "dup_cluster_id": None, "dup_cluster_size": None}, Drop("exact_duplicate", first["id"]))
+            )
+    schema = schema.append(pa.field("dup_cluster_id", pa.string())).append(pa.field("dup_cluster_size", pa.int64()))
+    write_stage(run_dir / "04_dedup", "dedup", schema, kept, rejected)
+
+
+def build_run(run_dir: Path) -> Path:
+    settings, executor = config(), LocalExecutor()
+    write_extract(run_dir)
+    run_langid(run_dir / "01_extract", run_dir / "02_langid", settings, executor)
+    run_normalize(run_dir / "02_langid", run_dir / "03_normalize", settings, executor)
+    write_dedup(run_dir)
+    run_pii(run_dir / "04_dedup", run_dir / "05_pii", settings, executor)
+    run_quality(run_dir / "05_pii", run_dir / "06_quality", settings, executor)
+    trained = run_train_tokenizer(run_dir / "06_quality", run_dir / "tokenizer" / "tokenizer.json", settings, executor)
+    run_tokenize(run_dir / "06_quality", trained.tokenizer, run_dir / "tokens", settings, executor)
+    return run_dir
+
+
+def copy_run(run_dir: Path, target: Path, stages: tuple[str, ...] | None = None) -> Path:
+    """A copy of the run, or of only the named stage directories (a run that stopped early)."""
+    target.mkdir(parents=True)
+    for child in run_dir.iterdir():
+        if child.is_dir() and (stages is None or child.name in stages):
+            shutil.copytree(child, target / child.name)
+    return target
+
+
+_BUILT: dict[str, Path] = {}
+
+
+@pytest.fixture(scope="session")
+def report_run(tmp_path_factory) -> Path:
+    """The run, built once however many test modules import this fixture (~20 s)."""
+    if "run" not in _BUILT:
+        _BUILT["run"] = build_run(tmp_path_factory.mktemp("report") / "run")
+    return _BUILT["run"]

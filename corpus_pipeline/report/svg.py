@@ -2,7 +2,7 @@
 
 Plain SVG 1.1 with sizes in the markup and colours inline, so each chart draws the same in any
 browser, offline, with no script, stylesheet or font to fetch; it is also well-formed XML, which
-the tests parse. A chart of a few dozen bars is 3-10 KB.
+the tests parse. On the demo run the 45 charts take 0.4-6 KB each, 129 KB in all.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ DATA_ROOT   ?= data
 RUN_ID      ?= demo
 RUN_DIR     := $(DATA_ROOT)/runs/$(RUN_ID)
 RUNNER      ?= spark
+# make package: where the packed env's python link points on the cluster nodes (e.g. /usr); empty keeps
+# this machine's interpreter prefix.
+PYTHON_PREFIX ?=
 # Extra arguments for a stage, e.g. make langid ARGS="--set langid.min_score=0.7"
 ARGS        ?=
 CLI          = $(VENV)/bin/corpus-pipeline
@@ -24,7 +27,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test demo lint bench crawl demo-site extract langid normalize dedup pii quality gates train-tokenizer tokenize eval-extraction eval-langid eval-pii clean
+.PHONY: help setup test demo lint bench crawl demo-site extract langid normalize dedup pii quality gates train-tokenizer tokenize eval-extraction eval-langid eval-pii package clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -108,6 +111,11 @@ eval-dedup: $(VENV)/.installed ## $(RUN_DIR)/03_normalize -> 04_dedup (exact + M
 
 pii: $(VENV)/.installed ## PII precision/recall on ../shared/data/pii
 	$(CLI) eval pii --gold ../shared/data/pii/presidio_synth_dev.json --config $(CONFIG)
+
+package: $(VENV)/.installed ## dist/: the wheel and corpus_pipeline_env.tar.gz for spark-submit --archives (README)
+	rm -f dist/corpus_pipeline-*.whl
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
+	cluster/pack_env.sh $(PY) dist/corpus_pipeline-*.whl dist/corpus_pipeline_env.tar.gz $(PYTHON_PREFIX)
 
 clean: ## remove the demo data root and caches (not .venv)
 	rm -rf $(DATA_ROOT) .pytest_cache .ruff_cache spark-warehouse

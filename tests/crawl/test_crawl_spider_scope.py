@@ -1,8 +1,12 @@
 """The spider's scheduling decisions, without a reactor: seen-set, scope, limits, validators."""
 
+import pytest
+from scrapy.http import HtmlResponse
+
 from corpus_pipeline.config import CrawlConfig
 from corpus_pipeline.crawl.spider import CorpusSpider
 from corpus_pipeline.crawl.stats import CrawlCounters
+from corpus_pipeline.urls import canonical_url
 
 
 def _spider(validators=None, **config) -> CorpusSpider:
@@ -40,3 +44,42 @@ def test_previous_validators_become_conditional_headers():
     request = _spider(validators=previous).page_request("http://site.com/p", 0)
     assert request.headers[b"If-None-Match"] == b'"abc"'
     assert request.headers[b"If-Modified-Since"] == b"Thu, 15 Jan 2026 08:00:00 GMT"
+
+
+def test_links_to_binary_files_out_of_scope_or_other_schemes_are_not_followed():
+    spider = _spider()
+    links = [
+        "/a.pdf",
+        "/b.JPG;jsessionid=1",
+        "/c.tar.gz?x=1",
+        "/d.html",
+        "/e.pdf/",
+        "file:///etc/passwd",
+        "http://other.org/",
+    ]
+    body = "".join(f'<a href="{href}">x</a>' for href in links).encode()
+    response = HtmlResponse("http://www.site.com/", body=body, encoding="utf-8")
+    followed = [request.url for request in spider._follow(response, 1)]
+    assert followed == ["http://www.site.com/d.html", "http://www.site.com/e.pdf/"]
+    notes = spider.counters.stats.extra["crawl"]
+    assert notes["links_denied_extension"] == 3
+    assert notes["links_unsupported_scheme"] == 1 and notes["links_out_of_scope"] == 1
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "HTTP://Example.com:80/a%7eb#x",
+        "https://x.org/%e4%b8%ad?q=%26",
+        "https://x.org/中 文",
+        "http://[::1]:80/",
+        "http://[broken",
+    ],
+)
+def test_canonical_form_is_a_fixed_point(url):
+    # page_request looks a link up in the seen-set before canonicalizing it, which is only right
+    # because canonical_url(canonical_url(u)) == canonical_url(u).
+    assert canonical_url(canonical_url(url)) == canonical_url(url)
+    spider = _spider()
+    spider.claim(canonical_url(url))
+    assert spider.page_request(canonical_url(url), 1) is None and spider.page_request(url, 1) is None

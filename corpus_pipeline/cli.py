@@ -82,6 +82,7 @@ def _register_stage_families(verbs, eval_targets) -> None:
     from corpus_pipeline.quality import cli as quality_cli
     from corpus_pipeline.report import cli as report_cli
     from corpus_pipeline.tokenize import cli as tokenize_cli
+    from corpus_pipeline.train import cli as train_cli
 
     crawl_cli.register(verbs)
     dedup_cli.register(verbs)
@@ -91,6 +92,7 @@ def _register_stage_families(verbs, eval_targets) -> None:
     quality_cli.register(verbs)
     report_cli.register(verbs)
     tokenize_cli.register(verbs)
+    train_cli.register(verbs)
 
 
 def _report(results: list[StageResult]) -> None:

@@ -3,55 +3,18 @@ and one small tokenizer trained on them (once per session)."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
-from conftest import shared_data
+from stage_fixtures import real_documents, write_stage
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
-from corpus_pipeline.engine.task_output import TaskOutput
-from corpus_pipeline.stages.base import text_bytes
-from corpus_pipeline.stats import StageStats
 from corpus_pipeline.tokenize.runner import run_train_tokenizer
 
+__all__ = ["corpus_dir", "real_documents", "small_config", "tokenizer_path", "write_stage"]
+
 SMALL_VOCAB = 2_000
-
-
-def real_documents(english: int = 40, chinese: int = 40, lines_per_doc: int = 4) -> list[dict]:
-    """Documents of consecutive lines from the shared English news (Latin-1 file) and People's Daily."""
-    sources = {
-        "en": (shared_data("text/en_abc_news.txt"), "latin-1", english),
-        "zh": (shared_data("text/zh_peoples_daily_199801.txt"), "utf-8", chinese),
-    }
-    docs = []
-    for language, (path, encoding, count) in sources.items():
-        lines = [line.strip() for line in path.read_text(encoding=encoding).splitlines() if line.strip()]
-        for number in range(count):
-            text = "\n".join(lines[number * lines_per_doc : (number + 1) * lines_per_doc])
-            url = f"https://{language}.example/{number}"
-            docs.append(empty_document(id=document_id(url, text), text=text, url=url, language=language))
-    return docs
-
-
-def write_stage(directory: Path, rows: list[dict], parts: int = 3) -> Path:
-    """A finished stage directory (parts, _stats.json, _SUCCESS) holding `rows`, as a stage writes it."""
-    stage_dir = StageDir(directory, fingerprint("fixture", str(len(rows)), [str(directory)]))
-    work = stage_dir.begin()
-    per_part = max(1, math.ceil(len(rows) / parts))
-    for task in range(parts):
-        output = TaskOutput(work, task, DOCUMENT_SCHEMA)
-        stats = StageStats("fixture", tasks=1)
-        for row in rows[task * per_part : (task + 1) * per_part]:
-            stats.count_in(text_bytes(row))
-            stats.count_kept(text_bytes(row))
-            output.keep(row)
-        output.commit(stats)
-    stage_dir.finish("fixture", 0.0)
-    return directory
 
 
 def small_config(**tokenize) -> PipelineConfig:

@@ -1,0 +1,101 @@
+"""CLI verbs `train` and `ablate`. Run them as they are for one process, or under torchrun:
+
+    torchrun --nproc_per_node 8 -m corpus_pipeline.cli train --shards DIR --config configs/train_gpt-124m.yaml
+
+Exit codes: 0 done; 1 refused input (the message names it); 2 bad config; 143 stopped by SIGTERM
+after writing a checkpoint (rerun with --resume to continue).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from corpus_pipeline.config import ConfigError
+
+EXIT_OK, EXIT_INPUT, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 143
+
+
+def register(verbs) -> None:
+    train = verbs.add_parser("train", help="train a GPT on token shards (one process, or every rank under torchrun)")
+    train.add_argument("--shards", required=True, type=Path, help="a token-shard directory (corpus-pipeline tokenize)")
+    train.add_argument("--out", type=Path, help="checkpoints and logs (default: train_<preset> beside the shards)")
+    train.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt exactly")
+    _config_arguments(train)
+    train.set_defaults(handler=_train)
+
+    ablate = verbs.add_parser(
+        "ablate", help="same model, same tokens, two corpora: which gives the lower held-out loss"
+    )
+    ablate.add_argument("--a", required=True, type=Path, help="token shards of corpus A (e.g. before a filter)")
+    ablate.add_argument("--b", required=True, type=Path, help="token shards of corpus B (e.g. after it)")
+    ablate.add_argument("--eval", required=True, type=Path, help="token shards held out from both")
+    ablate.add_argument("--out", required=True, type=Path, help="the two runs go to OUT/a and OUT/b")
+    _config_arguments(ablate)
+    ablate.set_defaults(handler=_ablate)
+
+
+def _config_arguments(parser: argparse.ArgumentParser) -> None:
+    # Own dests: the top-level `--config` is the pipeline's config, validated before handlers run.
+    parser.add_argument("--config", dest="train_config", help="configs/train_<preset>.yaml (default: preset tiny)")
+    parser.add_argument(
+        "--set",
+        dest="train_overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one training setting, e.g. --set model.n_layer=4 (repeatable)",
+    )
+    parser.set_defaults(config=None, overrides=[])
+
+
+def _load(args):
+    from corpus_pipeline.train.config import load_train_config
+
+    return load_train_config(args.train_config, args.train_overrides)
+
+
+def _run(args, body) -> int:
+    from corpus_pipeline.train.distributed import setup_distributed
+    from corpus_pipeline.train.preflight import PreflightError
+
+    try:
+        config = _load(args)
+    except ConfigError as error:
+        print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    dist = setup_distributed(config.device)
+    try:
+        return body(config, dist)
+    except (PreflightError, FileNotFoundError, ValueError) as error:
+        print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
+        return EXIT_INPUT
+    finally:
+        dist.close()
+
+
+def _train(args, _pipeline_config) -> int:
+    from corpus_pipeline.train.train import train
+
+    def body(config, dist) -> int:
+        out = args.out or args.shards.resolve().parent / f"train_{config.preset}"
+        result = train(args.shards, out, config, dist, resume=args.resume)
+        if dist.is_main:
+            state = "stopped by SIGTERM at" if result.interrupted else "finished at"
+            print(f"train: {state} step {result.step}; validation loss {result.val_loss}; {out}")
+        return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
+
+    return _run(args, body)
+
+
+def _ablate(args, _pipeline_config) -> int:
+    from corpus_pipeline.train.ablate import ablate
+
+    def body(config, dist) -> int:
+        ablation = ablate(args.a, args.b, args.eval, args.out, config, dist)
+        if dist.is_main:
+            print(ablation.format(str(args.a), str(args.b)))
+        return EXIT_INTERRUPTED if ablation.a.interrupted or ablation.b.interrupted else EXIT_OK
+
+    return _run(args, body)

@@ -1,0 +1,76 @@
+"""Process-group setup for torchrun (one or many nodes) and plain `python` (one process).
+
+torchrun sets RANK, LOCAL_RANK and WORLD_SIZE; without them this is rank 0 of 1 and no process
+group is created. NCCL on GPUs, gloo on CPU (the tests run two CPU ranks under torchrun).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import torch
+import torch.distributed as dist
+
+
+@dataclass(frozen=True)
+class Distributed:
+    rank: int
+    local_rank: int
+    world_size: int
+    device: torch.device
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def active(self) -> bool:
+        return self.world_size > 1
+
+    def mean(self, value: torch.Tensor) -> torch.Tensor:
+        """The mean of `value` over ranks (itself in one process)."""
+        if self.active:
+            value = value.clone()
+            dist.all_reduce(value, op=dist.ReduceOp.SUM)
+            value /= self.world_size
+        return value
+
+    def any(self, flag: bool) -> bool:
+        """True on every rank when it is true on one (a SIGTERM that reached some ranks only)."""
+        if not self.active:
+            return flag
+        value = torch.tensor([1.0 if flag else 0.0], device=self.device)
+        dist.all_reduce(value, op=dist.ReduceOp.MAX)
+        return bool(value.item())
+
+    def barrier(self) -> None:
+        if self.active:
+            dist.barrier()
+
+    def close(self) -> None:
+        if self.active and dist.is_initialized():
+            dist.destroy_process_group()
+
+
+def resolve_device(choice: str) -> torch.device:
+    if choice == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("device: cuda was asked for, but torch sees no CUDA device")
+    if choice == "cpu" or (choice == "auto" and not torch.cuda.is_available()):
+        return torch.device("cpu")
+    return torch.device("cuda")
+
+
+def setup_distributed(device_choice: str) -> Distributed:
+    rank, world_size = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
+    local_rank = int(os.environ.get("LOCAL_RANK", 0))
+    device = resolve_device(device_choice)
+    if device.type == "cuda":
+        device = torch.device("cuda", local_rank)
+        torch.cuda.set_device(device)
+    if world_size > 1:
+        if device.type == "cuda":
+            dist.init_process_group(backend="nccl", device_id=device)
+        else:
+            dist.init_process_group(backend="gloo")
+    return Distributed(rank, local_rank, world_size, device)

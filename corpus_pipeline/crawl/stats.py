@@ -5,7 +5,8 @@ dropped reasons: robots_blocked, refused_by_safety, unsupported_scheme, content_
 http_5xx (after retries), redirect_loop, too_many_redirects, duplicate_redirect, and one reason
 per error kind (timeout, connection_refused, connection_lost, data_loss, dns_error,
 decompression_too_large, ...). `extra` holds counts by status code, by domain, bytes per domain,
-pages/s per domain and the truncated / unchanged / sitemap counts.
+pages/s per domain, the truncated / unchanged / sitemap counts and the task's CPU milliseconds
+(`crawl.cpu_ms`: beside `seconds` it tells a CPU-bound crawl from one waiting on the network).
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class CrawlCounters:
         self.stats = StageStats(STAGE, tasks=1)
         self.task_id = task_id
         self.started = time.monotonic()
+        self.cpu_started = time.process_time()
         self.last_outcome: dict[str, float] = {}
 
     def _outcome(self, domain: str, nbytes: int) -> None:
@@ -107,6 +109,7 @@ class CrawlCounters:
     def finish(self) -> StageStats:
         elapsed = time.monotonic() - self.started
         self.stats.seconds = self.stats.task_seconds = elapsed
+        self.note("cpu_ms", round(1000 * (time.process_time() - self.cpu_started)))
         pages = self.stats.extra.get("pages_by_domain", Counter())
         for domain, count in pages.items():
             seconds = max(self.last_outcome[domain] - self.started, 1e-3)

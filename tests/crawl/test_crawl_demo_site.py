@@ -1,6 +1,7 @@
 """A crawl of the demo site on 127.0.0.1: politeness, limits, faults of the site, WARC contents."""
 
 import json
+import os
 
 import pyarrow.parquet as pq
 import pytest
@@ -62,6 +63,12 @@ def test_site_faults_are_counted(server, crawl):
     assert len(flaky) == 2 and flaky[1] - flaky[0] >= 0.05  # 503, retried after the backoff, then 200
     assert stats.docs_in == stats.kept + sum(stats.dropped.values())
     assert "line 3" in (result.output / "_seed_errors.txt").read_text()
+
+
+def test_the_task_cpu_time_is_recorded_beside_its_wall_time(crawl):
+    result, _ = crawl
+    cpu_s = result.stats.extra["crawl"]["cpu_ms"] / 1000
+    assert 0 < cpu_s <= result.stats.task_seconds * os.cpu_count()
 
 
 def test_warc_records_carry_the_required_headers_and_validate(server, crawl):

@@ -1,0 +1,141 @@
+"""Training throughput: the data reader's tokens/s on CPU, and a gpt-124m step's tokens/s and MFU.
+
+    python benchmarks/bench_train.py                 # reader on CPU (+ the GPU step when CUDA is there)
+    python benchmarks/bench_train.py --gpu-only      # the GPU step alone: one short command on a GPU box
+
+Both run through the trainer's own code on synthetic shards (random ids, real file format): a
+WordLevel tokenizer of 50,304 ids, so the model has GPT-2's padded vocabulary. The GPU step is
+`Trainer.train_step` of the gpt-124m preset at sequence length 1,024, bf16 autocast, torch.compile,
+fused AdamW; MFU counts 6 x parameters + 12 x layers x width x sequence FLOPs per token against
+the device's dense bf16 peak (corpus_pipeline/train/monitor.py). Targets (issue 7): MFU >= 45% on
+H100/H200, >= 40% on A100; the reader at >= 10x what the GPU consumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from tokenizers import Tokenizer, models
+
+from corpus_pipeline.tokenize.bpe import file_sha256
+from corpus_pipeline.tokenize.indexed_dataset import ShardWriter
+from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, write_manifest
+from corpus_pipeline.tokenize.reader import TokenShards
+from corpus_pipeline.train.config import load_train_config
+from corpus_pipeline.train.data import BatchLoader, TokenRange, WindowSampler
+from corpus_pipeline.train.distributed import Distributed
+from corpus_pipeline.train.model import flops_per_token
+from corpus_pipeline.train.train import Trainer
+
+VOCAB = 50_304
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def synthetic_shards(directory: Path, tokens: int, shards: int = 4, seed: int = 0) -> Path:
+    """`shards` shards of documents with web-like lengths (log-normal, median ~600 tokens)."""
+    rng = np.random.default_rng(seed)
+    tokenizer = Tokenizer(models.WordLevel({f"t{i}": i for i in range(VOCAB)}, unk_token="t1"))
+    tokenizer.save(str(directory / TOKENIZER_FILE))
+    files, per_shard = [], tokens // shards
+    for number in range(shards):
+        writer = ShardWriter(directory / f"tokens_{number:05d}", np.dtype(np.uint16), 0)
+        written = 0
+        while written < per_shard:
+            length = int(min(per_shard - written, max(1, rng.lognormal(6.4, 1.0))))
+            writer.add_document([rng.integers(1, VOCAB, length, dtype=np.uint16)])
+            written += length + 1
+        files.append(writer.close())
+    sha = file_sha256(directory / TOKENIZER_FILE)
+    write_manifest(directory, build_manifest("tokens", np.dtype(np.uint16), sha, VOCAB, "t0", 0, files))
+    return directory
+
+
+def reader_rate(shards_dir: Path, seconds: float = 5.0) -> float:
+    """Tokens/s of BatchLoader.next_step for one rank, gpt-124m shapes (16 x 1,025-token windows)."""
+    shards = TokenShards(shards_dir)
+    sampler = WindowSampler(TokenRange(0, shards.num_tokens), 1_025, seed=0)
+    loader = BatchLoader(shards, sampler, 16, 1, 0, 1, torch.device("cpu"))
+    loader.next_step()  # first touch of the pages
+    steps, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        loader.next_step()
+        steps += 1
+    return steps * 16 * 1_024 / (time.perf_counter() - started)
+
+
+def gpu_step(shards_dir: Path, out_dir: Path, steps: int, warmup: int) -> dict:
+    overrides = [
+        "preset=gpt-124m",
+        "micro_batch_size=16",
+        "grad_accum_steps=1",
+        "precision=bf16",
+        "compile=true",
+        "tensorboard=false",
+        "verify_shards=sizes",
+        "device=cuda",
+        f"max_steps={warmup + steps}",
+        "eval_every=100000",
+        "checkpoint_every=100000",
+    ]
+    config = load_train_config(None, overrides)
+    device = torch.device("cuda", 0)
+    torch.cuda.set_device(device)
+    trainer = Trainer(shards_dir, out_dir, config, Distributed(0, 0, 1, device), resume=False)
+    for _ in range(warmup):  # compilation and allocator warm-up
+        trainer.train_step()
+    torch.cuda.synchronize()
+    started = time.perf_counter()
+    for _ in range(steps):
+        loss, _, _ = trainer.train_step()
+    loss.item()
+    elapsed = time.perf_counter() - started
+    tokens_per_s = steps * config.tokens_per_step / elapsed
+    flops = flops_per_token(trainer.model_config, trainer.parameters)
+    return {
+        "device": torch.cuda.get_device_name(device),
+        "parameters": trainer.parameters,
+        "tokens_per_s": tokens_per_s,
+        "mfu": flops * tokens_per_s / trainer.peak_flops if trainer.peak_flops else None,
+        "step_ms": 1000 * elapsed / steps,
+        "peak_memory_gb": torch.cuda.max_memory_allocated(device) / 1e9,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--gpu-only", action="store_true", help="skip the CPU reader measurement")
+    parser.add_argument("--tokens", type=int, default=100_000_000, help="synthetic shard tokens (default 100 M)")
+    parser.add_argument("--steps", type=int, default=30, help="timed GPU steps after the warm-up")
+    parser.add_argument("--warmup", type=int, default=10, help="untimed GPU steps (torch.compile)")
+    args = parser.parse_args()
+    results: dict = {}
+    with tempfile.TemporaryDirectory(prefix="bench_train_") as work:
+        shards_dir = synthetic_shards(Path(work), args.tokens)
+        if not args.gpu_only:
+            results["reader_tokens_per_s"] = reader_rate(shards_dir)
+            print(f"reader (one rank, 16 x 1,025-token windows, CPU): {results['reader_tokens_per_s']:,.0f} tokens/s")
+        if torch.cuda.is_available():
+            results["gpu"] = gpu_step(shards_dir, Path(work) / "train", args.steps, args.warmup)
+            gpu = results["gpu"]
+            mfu = f"{gpu['mfu']:.1%}" if gpu["mfu"] is not None else "n/a (unknown peak: --set peak_flops)"
+            print(
+                f"gpt-124m, seq 1024, bf16, compile on {gpu['device']}: {gpu['tokens_per_s']:,.0f} tokens/s, "
+                f"MFU {mfu}, {gpu['step_ms']:.0f} ms/step, peak memory {gpu['peak_memory_gb']:.1f} GB"
+            )
+            if "reader_tokens_per_s" in results:
+                ratio = results["reader_tokens_per_s"] / gpu["tokens_per_s"]
+                print(f"reader / GPU consumption: {ratio:,.0f}x (target >= 10x)")
+        else:
+            print("no CUDA device: the gpt-124m step was not measured (run this script on a GPU machine)")
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "train.json").write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

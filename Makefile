@@ -44,7 +44,7 @@ setup: $(VENV)/.installed ## create .venv and install everything (torch first, t
 test: $(VENV)/.installed browser-for-tests ## unit, Spark (local[2]) and real-data tests
 	$(PY) -m pytest -q
 
-demo: $(VENV)/.installed ## demo site -> WARC -> extract -> langid -> normalize on Spark local[*]
+demo: $(VENV)/.installed ## serve the demo site, crawl it, run the whole pipeline on it (Spark local[*])
 	$(CLI) demo $(STAGE_FLAGS)
 
 lint: $(VENV)/.installed ## ruff
@@ -99,6 +99,15 @@ train-tokenizer: $(VENV)/.installed ## $(RUN_DIR)/06_quality -> $(RUN_DIR)/token
 
 tokenize: $(VENV)/.installed ## $(RUN_DIR)/06_quality -> $(RUN_DIR)/tokens (Megatron .bin/.idx + manifest; TOKENIZER=...)
 	$(CLI) tokenize --input $(RUN_DIR)/06_quality --tokenizer $(or $(TOKENIZER),$(RUN_DIR)/tokenizer/tokenizer.json) --output $(RUN_DIR)/tokens $(STAGE_FLAGS)
+
+.PHONY: pipeline nightly
+NIGHTLY_CONFIG ?= configs/nightly.yaml
+
+pipeline: $(VENV)/.installed ## every stage into $(RUN_DIR): INPUT=a.warc.gz,dir/ (default $(DATA_ROOT)/crawl) or SEEDS=file to crawl
+	$(CLI) run $(STAGE_FLAGS) $(if $(SEEDS),--set pipeline.seeds=$(SEEDS),--set 'pipeline.inputs=[$(or $(INPUT),$(DATA_ROOT)/crawl)]')
+
+nightly: $(VENV)/.installed ## new files in $(DATA_ROOT)/incoming -> gates -> $(DATA_ROOT)/corpus/CURRENT (exit codes: README)
+	$(CLI) nightly --config $(NIGHTLY_CONFIG) --set data_root=$(DATA_ROOT) --runner $(RUNNER) $(ARGS)
 
 eval-extraction: $(VENV)/.installed ## extraction P/R/F1 on ../shared/data/web
 	$(CLI) eval extraction --warc ../shared/data/web/pages.warc.gz --gold ../shared/data/web/gold.jsonl --config $(CONFIG)

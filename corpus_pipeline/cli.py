@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         stage.add_argument("--output", required=True, type=Path)
         _common(stage)
 
-    demo = verbs.add_parser("demo", help="build the demo WARC from packaged real text and run every stage")
+    demo = verbs.add_parser("demo", help="serve the demo site, crawl it and run the whole pipeline on the crawl")
     demo.add_argument("--output", type=Path, help="run directory (default: <data_root>/runs/<run_id>)")
     _common(demo)
 
@@ -79,6 +79,7 @@ def _register_stage_families(verbs, eval_targets) -> None:
     from corpus_pipeline.crawl import cli as crawl_cli
     from corpus_pipeline.dedup import cli as dedup_cli
     from corpus_pipeline.pii import cli as pii_cli
+    from corpus_pipeline.pipeline import cli as pipeline_cli
     from corpus_pipeline.quality import cli as quality_cli
     from corpus_pipeline.report import cli as report_cli
     from corpus_pipeline.tokenize import cli as tokenize_cli
@@ -90,6 +91,7 @@ def _register_stage_families(verbs, eval_targets) -> None:
     pii_cli.register(verbs)
     pii_cli.add_eval_target(eval_targets)
     quality_cli.register(verbs)
+    pipeline_cli.register(verbs)
     report_cli.register(verbs)
     tokenize_cli.register(verbs)
     train_cli.register(verbs)
@@ -115,9 +117,11 @@ def _run_stage_verb(args, config: PipelineConfig) -> int:
 
 def _run_demo(args, config: PipelineConfig) -> int:
     from corpus_pipeline.demo_run import run_demo
+    from corpus_pipeline.pipeline.console import run_summary
 
-    _report(run_demo(config, args.runner, args.output))
-    return EXIT_OK
+    result = run_demo(config, args.runner, args.output)
+    print(run_summary(result))
+    return result.exit_code
 
 
 def _run_eval(args, config: PipelineConfig) -> int:

@@ -1,4 +1,4 @@
-"""`make demo`'s chain on Spark local[2]: crawl the demo site, then every stage, then a rerun."""
+"""`make demo` on Spark local[2]: crawl the demo site, the whole pipeline, then a rerun that reuses it all."""
 
 import json
 import socket
@@ -18,19 +18,21 @@ def test_demo_crawls_runs_every_stage_and_reruns_as_a_no_op(spark, tmp_path):
     with socket.socket() as probe:  # a free port, the same for both runs (URLs decide document ids)
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    results = run_demo(config, "spark", port=port)
-    stats = {result.stats.stage: result.stats for result in results}
+    result = run_demo(config, "spark", port=port)
+    assert result.status == "succeeded", result.record.data["reason"]
+    stats = {name: outcome.stats for name, outcome in result.outcomes.items() if outcome.stats is not None}
     assert list(stats) == ["crawl", "extract", "langid", "normalize", "dedup", "pii", "quality", "tokenize"]
     assert stats["crawl"].dropped["robots_blocked"] > 0, "the /private/ section is disallowed"
     assert stats["extract"].kept > 300
     languages = stats["langid"].extra["languages"]
     assert languages["zh"] > 200 and languages["en"] > 50
-    texts = pq.read_table(results[3].output, columns=["text"]).column("text").to_pylist()
+    texts = pq.read_table(result.outcomes["normalize"].output, columns=["text"]).column("text").to_pylist()
     assert not any("本网站使用cookie" in text for text in texts)
     # the demo site serves byte-identical copies under /archive/ and near-copies under /partner/
     assert stats["dedup"].dropped["exact_duplicate"] + stats["dedup"].dropped["minhash_duplicate"] >= 10
     for stage in stats.values():
         assert stage.docs_in == stage.kept + sum(stage.dropped.values()), stage.stage
-    manifest = json.loads((results[-1].output / "manifest.json").read_text())
+    manifest = json.loads((result.context.tokens / "manifest.json").read_text())
     assert sum(shard["documents"] for shard in manifest["shards"]) == stats["tokenize"].kept
-    assert all(result.skipped for result in run_demo(config, "spark", port=port))
+    rerun = run_demo(config, "spark", port=port)
+    assert {o.status for name, o in rerun.outcomes.items() if name != "gates"} == {"reused"}

@@ -33,6 +33,7 @@ from corpus_pipeline.config.ingest import (
     NormalizeConfig,
     SparkConfig,
 )
+from corpus_pipeline.config.pipeline import NightlyConfig, RunConfig
 from corpus_pipeline.config.report import DriftBounds, ReportConfig
 from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
 
@@ -47,6 +48,7 @@ __all__ = [
     "ExtractConfig",
     "KeepRule",
     "LangIdConfig",
+    "NightlyConfig",
     "NormalizeConfig",
     "PiiConfig",
     "PiiTypeName",
@@ -54,6 +56,7 @@ __all__ = [
     "QualityClassifierConfig",
     "QualityConfig",
     "QualityGatesConfig",
+    "RunConfig",
     "ReportConfig",
     "SignalBounds",
     "SparkConfig",
@@ -78,6 +81,8 @@ class PipelineConfig(Strict):
     quality: QualityConfig = Field(default_factory=QualityConfig)
     crawl: CrawlConfig = Field(default_factory=CrawlConfig)
     dedup: DedupConfig = Field(default_factory=DedupConfig)
+    pipeline: RunConfig = Field(default_factory=RunConfig)
+    nightly: NightlyConfig = Field(default_factory=NightlyConfig)
     report: ReportConfig = Field(default_factory=ReportConfig)
 
 

@@ -1,0 +1,60 @@
+"""The `run` and `nightly` verbs, added to `corpus-pipeline` by `register(verbs)`; each sets
+`handler(args, config) -> exit code` (the codes: exit_codes.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.pipeline import exit_codes
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def register(verbs) -> None:
+    from corpus_pipeline.cli import _common  # here, not at import: corpus_pipeline.cli imports this module
+
+    run = verbs.add_parser(
+        "run",
+        help="the whole pipeline in one run directory: crawl (or given WARC/WET) -> ... -> token shards",
+        description="crawl (or pipeline.inputs) -> extract -> langid -> normalize -> dedup -> pii -> quality -> "
+        "gates -> train-tokenizer (or pipeline.tokenizer) -> tokenize, into <data_root>/runs/<run_id>. Finished "
+        "stages are reused, so a rerun after a crash continues from the first unfinished one.",
+        epilog=exit_codes.describe(exit_codes.RUN_CODES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("--output", type=Path, help="run directory (default: <data_root>/runs/<run_id>)")
+    _common(run)
+    run.set_defaults(handler=run_verb)
+
+    nightly = verbs.add_parser(
+        "nightly",
+        help="incremental refresh for cron: new inputs only, dedup against the index, gates, atomic publish",
+        description="Under a lock: the crawl files under nightly.inputs not yet published go through the whole "
+        "pipeline, deduplicated against <data_root>/index; if every gate passes, a new snapshot is published "
+        "and <data_root>/corpus/CURRENT switched to it. History: <data_root>/nightly/history.jsonl.",
+        epilog=exit_codes.describe(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _common(nightly)
+    nightly.set_defaults(handler=nightly_verb)
+
+
+def run_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
+    from corpus_pipeline.pipeline.console import run_summary
+    from corpus_pipeline.pipeline.context import RunPlan
+    from corpus_pipeline.pipeline.runner import run_pipeline
+
+    result = run_pipeline(RunPlan.from_config(config, args.runner, args.output), log=_log)
+    print(run_summary(result))
+    return result.exit_code
+
+
+def nightly_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
+    from corpus_pipeline.pipeline.nightly import run_nightly
+
+    return run_nightly(config, args.runner, _log)

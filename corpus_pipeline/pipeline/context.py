@@ -1,0 +1,95 @@
+"""What one pipeline run is given (`RunPlan`), what its steps hand each other (`RunContext`), and
+what each step reports (`StepOutcome`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.runner import Executor, StageResult
+from corpus_pipeline.stats import StageStats
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    config: PipelineConfig
+    run_dir: Path
+    runner: str = "spark"  # per-document stages: "spark" or "local" (dedup is a Spark job either way)
+    inputs: tuple[str, ...] = ()  # WARC/WET files, folders or globs; empty: crawl `seeds`
+    seeds: Path | None = None
+    tokenizer: Path | None = None  # None: train one on the run's corpus
+    index_dir: Path | None = None  # dedup against this cross-snapshot index too
+
+    @classmethod
+    def from_config(cls, config: PipelineConfig, runner: str, run_dir: Path | None = None) -> RunPlan:
+        settings = config.pipeline
+        return cls(
+            config=config,
+            run_dir=run_dir or Path(config.data_root) / "runs" / config.run_id,
+            runner=runner,
+            inputs=tuple(settings.inputs),
+            seeds=Path(settings.seeds) if settings.seeds else None,
+            tokenizer=Path(settings.tokenizer) if settings.tokenizer else None,
+        )
+
+
+@dataclass
+class StepOutcome:
+    status: str  # "ran", "reused" (an identical earlier run's output), "not needed", "blocked"
+    output: Path | None = None
+    stats: StageStats | None = None
+    # True for the steps whose stats count documents on their way from the WARC records to the
+    # shards: each reads exactly what the one before kept (checked by conservation.py).
+    in_document_flow: bool = False
+    notes: dict = field(default_factory=dict)  # facts for the run record: read faults, gate results...
+
+    @classmethod
+    def of_stage(cls, result: StageResult, in_document_flow: bool = True, **notes) -> StepOutcome:
+        return cls("reused" if result.skipped else "ran", result.output, result.stats, in_document_flow, notes)
+
+
+@dataclass
+class RunContext:
+    plan: RunPlan
+    crawl_inputs: list[str] = field(default_factory=list)  # what extract reads
+    documents: Path | None = None  # the latest document stage's output: the next one's input
+    gates_passed: bool | None = None  # None until the gates step ran
+    tokenizer: Path | None = None
+    tokens: Path | None = None
+    _executor: Executor | None = None
+
+    @property
+    def config(self) -> PipelineConfig:
+        return self.plan.config
+
+    @property
+    def run_dir(self) -> Path:
+        return self.plan.run_dir
+
+    @property
+    def executor(self) -> Executor:
+        """Made on first use: a run whose every stage is reused never starts Spark."""
+        if self._executor is None:
+            from corpus_pipeline.engine.stages import make_executor
+
+            self._executor = make_executor(self.config, self.plan.runner)
+        return self._executor
+
+    @property
+    def spark(self):
+        """The session of the global Spark jobs (dedup), also under `--runner local`."""
+        if self.plan.runner == "spark":
+            return self.executor.spark
+        from corpus_pipeline.engine.session import get_spark
+
+        return get_spark(self.config.spark)
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    run: Callable[[RunContext], StepOutcome]
+    # The step consumes the corpus (tokenizer, shards, training): not run when a gate failed.
+    needs_passing_gates: bool = False

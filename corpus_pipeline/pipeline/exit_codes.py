@@ -1,0 +1,29 @@
+"""Exit codes of `corpus-pipeline run` and `nightly`, distinct so cron and alerting can tell them apart."""
+
+from __future__ import annotations
+
+PUBLISHED = 0  # run: every step finished; nightly: a new snapshot is CURRENT
+ERROR = 1  # a step failed (the traceback is in the log, the reason in the run record)
+USAGE = 2  # a bad config, option or override: nothing ran
+NOTHING_NEW = 3  # nightly: no input file that the published snapshot does not already hold
+GATE_FAILED = 4  # a corpus quality gate failed: nothing published, the record says which gate
+# sysexits.h's EX_TEMPFAIL ("try again later"): another nightly run holds the lock. The cron
+# line's `flock -E 75` gives the same code when the overlap is caught before Python starts.
+LOCKED = 75
+
+EXPLAINED = {
+    PUBLISHED: "success (nightly: a new snapshot was published)",
+    ERROR: "error: a step failed; see the log and the run record",
+    USAGE: "usage: the config or an option is invalid; nothing ran",
+    NOTHING_NEW: "nightly: no new input files; nothing to do",
+    GATE_FAILED: "a quality gate failed; nothing was published, the run record says which",
+    LOCKED: "nightly: another nightly run holds the lock; this one did nothing",
+}
+
+
+RUN_CODES = (PUBLISHED, ERROR, USAGE, GATE_FAILED)
+
+
+def describe(codes: tuple[int, ...] = tuple(EXPLAINED)) -> str:
+    """For `--help` (with argparse.RawDescriptionHelpFormatter) and the README."""
+    return "exit codes:\n" + "\n".join(f"  {code:>2}  {EXPLAINED[code]}" for code in codes)

@@ -1,0 +1,49 @@
+"""The crawl files a run reads: listed, and sorted into present and vanished; and which of them
+extract could not read (its `_rejected/reason=read_error/` rows)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from corpus_pipeline.document import REJECT_DETAIL_FIELD
+from corpus_pipeline.engine.task_output import REJECTED_DIR
+from corpus_pipeline.inputs import expand_crawl_inputs
+
+READ_ERROR = "read_error"
+# Files named one by one in the run record; past that only counted (a corrupt disk can fail
+# thousands of files, and the record should stay readable).
+MAX_FAULTS_LISTED = 50
+
+
+def present_files(files: list[str]) -> tuple[list[str], list[str]]:
+    """(files that exist now, files that vanished since they were listed)."""
+    present, vanished = [], []
+    for path in files:
+        (present if os.path.isfile(path) else vanished).append(path)
+    return present, vanished
+
+
+def list_crawl_files(arguments: list[str]) -> list[str]:
+    """Every crawl file under `arguments`; [] when the folders exist but hold none yet. A named
+    folder or file that does not exist is a config error, not an empty night."""
+    missing = [a for a in arguments if not any(c in a for c in "*?[") and not os.path.exists(a)]
+    if missing:
+        raise FileNotFoundError(f"input {', '.join(missing)} does not exist")
+    try:
+        return expand_crawl_inputs(arguments)
+    except FileNotFoundError:  # folders without crawl files, or a glob that matches nothing yet
+        return []
+
+
+def read_faults(extract_dir: Path) -> dict:
+    """The input files extract could not read to the end: vanished, unreadable, truncated, corrupt."""
+    parts = sorted((extract_dir / REJECTED_DIR / f"reason={READ_ERROR}").glob("*.parquet"))
+    faults = []
+    for part in parts:
+        table = pq.read_table(part, columns=["file_path", REJECT_DETAIL_FIELD.name])
+        faults += [{"file": f, "error": d} for f, d in zip(*(c.to_pylist() for c in table.columns), strict=True)]
+    faults.sort(key=lambda fault: fault["file"])
+    return {"files": len(faults), "listed": faults[:MAX_FAULTS_LISTED]}

@@ -1,0 +1,155 @@
+"""`corpus-pipeline nightly`: the incremental refresh that cron runs.
+
+Under an exclusive lock: list the crawl files under `nightly.inputs`, keep those the published
+snapshot does not hold yet, run the whole pipeline on them in `<data_root>/runs/nightly-<hash>`
+(the hash of the new files, so a rerun after a crash resumes that run) with dedup against the
+cross-snapshot index, and publish only if every gate passed: a new snapshot, CURRENT switched to
+it, the index updated, old snapshots retired. Every night appends one line to
+`<data_root>/nightly/history.jsonl`; a night that ran also leaves its run record.
+
+The switch of CURRENT is the commit point. The index is brought up to date right after it and
+again at the start of every night (adding a published increment twice is a no-op), so a crash
+between the two is repaired, and the index never holds documents CURRENT does not: were it updated
+first, a crash before the switch would make the retried night drop its own documents as already
+published.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.stage_dir import file_identity
+from corpus_pipeline.pipeline import exit_codes
+from corpus_pipeline.pipeline.input_files import list_crawl_files
+from corpus_pipeline.pipeline.lock import LockHeld, exclusive_lock
+from corpus_pipeline.pipeline.record import utc_now
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class NightlyLayout:
+    data_root: Path
+
+    @property
+    def lock(self) -> Path:
+        return self.data_root / "nightly" / "lock"
+
+    @property
+    def history(self) -> Path:
+        return self.data_root / "nightly" / "history.jsonl"
+
+    @property
+    def corpus(self) -> Path:
+        return self.data_root / "corpus"
+
+    @property
+    def index(self) -> Path:
+        return self.data_root / "index"
+
+    @property
+    def incoming(self) -> Path:
+        return self.data_root / "incoming"
+
+
+def new_inputs(files: list[str], processed: set[str]) -> dict[str, str]:
+    """identity (path|size|mtime_ns) -> path of the files not yet published. A file rewritten
+    since (new size or mtime) counts as new; dedup against the index drops what it repeats."""
+    found = {}
+    for path in files:
+        try:
+            identity = file_identity([path])[0]
+        except FileNotFoundError:  # vanished since it was listed: neither new nor processed
+            continue
+        if identity not in processed:
+            found[identity] = path
+    return found
+
+
+def run_nightly(config: PipelineConfig, runner: str, log: Log) -> int:
+    layout = NightlyLayout(Path(config.data_root))
+    try:
+        with exclusive_lock(layout.lock):
+            return _night(config, runner, layout, log)
+    except LockHeld as held:
+        log(f"corpus-pipeline nightly: {held}; this run did nothing (exit {exit_codes.LOCKED})")
+        return exit_codes.LOCKED
+
+
+def _night(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log) -> int:
+    entry = {"started_at": utc_now()}
+    try:
+        code, outcome = _refresh(config, runner, layout, log)
+    except Exception as error:  # the traceback goes to the log; the history says what failed
+        traceback.print_exc()
+        code, outcome = exit_codes.ERROR, {"status": "failed", "reason": f"{type(error).__name__}: {error}"[:500]}
+    entry.update(outcome, exit_code=code, finished_at=utc_now())
+    layout.history.parent.mkdir(parents=True, exist_ok=True)
+    with layout.history.open("a", encoding="utf-8") as history:
+        history.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    log(f"nightly: {entry['status']} (exit {code}){': ' + entry['reason'] if entry.get('reason') else ''}")
+    return code
+
+
+def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log) -> tuple[int, dict]:
+    from corpus_pipeline.pipeline.snapshots import current_snapshot
+
+    current = current_snapshot(layout.corpus)
+    files = list_crawl_files(config.nightly.inputs or [str(layout.incoming)])
+    new = new_inputs(files, current.processed_inputs() if current else set())
+    if not new:
+        where = f"all in snapshot {current.name}" if current else "none published yet"
+        return exit_codes.NOTHING_NEW, {"status": "nothing_new", "reason": f"{len(files)} input files, {where}"}
+    return _process(config, runner, layout, current, new, log)
+
+
+def _process(config, runner, layout: NightlyLayout, current, new: dict[str, str], log: Log) -> tuple[int, dict]:
+    from corpus_pipeline.dedup.index import publish_to_index
+    from corpus_pipeline.engine.session import get_spark
+    from corpus_pipeline.pipeline.console import run_summary
+    from corpus_pipeline.pipeline.context import RunPlan
+    from corpus_pipeline.pipeline.runner import GATE_FAILED, run_pipeline
+    from corpus_pipeline.pipeline.snapshots import INCREMENTS, Increment, publish_snapshot, retire_old_snapshots
+
+    spark = get_spark(config.spark)
+    if current is not None:  # repair a crash between an earlier switch of CURRENT and its index update
+        for increment in current.increment_dirs():
+            publish_to_index(increment / "documents", layout.index, config.dedup, spark)
+    run_id = "nightly-" + hashlib.sha256("\n".join(sorted(new)).encode()).hexdigest()[:12]
+    given = config.pipeline.tokenizer
+    # Without a given tokenizer, every night after the first reuses the published one, so the
+    # increments of a snapshot share one vocabulary.
+    tokenizer = Path(given) if given else (current.tokenizer if current is not None else None)
+    plan = RunPlan(
+        config=config.model_copy(update={"run_id": run_id}),
+        run_dir=Path(config.data_root) / "runs" / run_id,
+        runner=runner,
+        inputs=tuple(sorted(new.values())),
+        tokenizer=tokenizer,
+        index_dir=layout.index,
+    )
+    log(f"nightly: {len(new)} new input files -> {plan.run_dir}")
+    result = run_pipeline(plan, log=log)
+    log(run_summary(result))
+    outcome = {"run_id": run_id, "new_inputs": len(new), "previous_snapshot": current.name if current else None}
+    if result.status == GATE_FAILED:
+        reason = result.record.data["reason"]
+        result.record.add_section("nightly", {**outcome, "published": False, "why": f"{reason}; CURRENT unchanged"})
+        return exit_codes.GATE_FAILED, {**outcome, "status": "gate_failed", "reason": reason}
+    try:
+        increment = Increment(run_id, result.context.documents, result.context.tokens, sorted(new))
+        snapshot = publish_snapshot(layout.corpus, current, increment)
+        publish_to_index(snapshot.path / INCREMENTS / run_id / "documents", layout.index, config.dedup, spark)
+        retired = retire_old_snapshots(layout.corpus, config.nightly.keep_snapshots)
+    except Exception as error:
+        result.record.add_section("nightly", {**outcome, "published": False, "why": f"publish failed: {error}"})
+        raise
+    outcome.update(snapshot=snapshot.name, documents=snapshot.info["documents"], tokens=snapshot.info["tokens"])
+    result.record.add_section("nightly", {**outcome, "published": True, "retired_snapshots": retired})
+    return exit_codes.PUBLISHED, {**outcome, "status": "published"}

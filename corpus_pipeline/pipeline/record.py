@@ -1,0 +1,90 @@
+"""The run record, `<run_dir>/run_record.json`: what a run was given, what each step did, how it
+ended and why. Rewritten (atomically) after every step, so a killed run leaves a record of where
+it stopped; a rerun counts its attempt and replaces it."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from corpus_pipeline.pipeline.context import RunPlan, StepOutcome
+
+RECORD_FILE = "run_record.json"
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def write_json(path: Path, data: dict | list) -> None:
+    """Whole or not at all: written beside and renamed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.inprogress")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@dataclass
+class RunRecord:
+    path: Path
+    data: dict
+
+    @classmethod
+    def start(cls, plan: RunPlan) -> RunRecord:
+        path = plan.run_dir / RECORD_FILE
+        attempt = json.loads(path.read_text(encoding="utf-8")).get("attempt", 0) + 1 if path.exists() else 1
+        data = {
+            "run_id": plan.run_dir.name,
+            "run_dir": str(plan.run_dir.resolve()),
+            "status": "running",
+            "attempt": attempt,
+            "started_at": utc_now(),
+            "finished_at": None,
+            "runner": plan.runner,
+            "inputs": list(plan.inputs),
+            "seeds": str(plan.seeds) if plan.seeds else None,
+            "tokenizer": str(plan.tokenizer) if plan.tokenizer else None,
+            "dedup_index": str(plan.index_dir) if plan.index_dir else None,
+            "current_step": None,
+            "steps": [],
+            "error": None,
+        }
+        record = cls(path, data)
+        record.save()
+        return record
+
+    def save(self) -> None:
+        write_json(self.path, self.data)
+
+    def step_started(self, name: str) -> None:
+        self.data["current_step"] = name
+        self.save()
+
+    def step_done(self, name: str, outcome: StepOutcome, seconds: float) -> None:
+        entry = {"step": name, "status": outcome.status, "seconds": round(seconds, 3)}
+        if outcome.output is not None:
+            entry["output"] = str(outcome.output)
+        if outcome.stats is not None:
+            stats = outcome.stats
+            entry["documents"] = {"in": stats.docs_in, "kept": stats.kept, "dropped": dict(stats.dropped)}
+        entry.update(outcome.notes)
+        self.data["steps"].append(entry)
+        self.data["current_step"] = None
+        self.save()
+
+    def add_section(self, name: str, section: dict) -> None:
+        self.data[name] = section
+        self.save()
+
+    def finish(self, status: str, reason: str | None = None, **sections) -> None:
+        self.data.update(status=status, finished_at=utc_now(), reason=reason, **sections)
+        self.save()
+
+    def fail(self, step: str | None, error: BaseException) -> None:
+        message = str(error) or repr(error)
+        self.data["error"] = {"step": step, "type": type(error).__name__, "message": message[:2000]}
+        where = f"step {step}" if step else "the run"
+        self.finish("failed", f"{where} failed: {type(error).__name__}: {message[:300]}")

@@ -100,8 +100,11 @@ train-tokenizer: $(VENV)/.installed ## $(RUN_DIR)/06_quality -> $(RUN_DIR)/token
 tokenize: $(VENV)/.installed ## $(RUN_DIR)/06_quality -> $(RUN_DIR)/tokens (Megatron .bin/.idx + manifest; TOKENIZER=...)
 	$(CLI) tokenize --input $(RUN_DIR)/06_quality --tokenizer $(or $(TOKENIZER),$(RUN_DIR)/tokenizer/tokenizer.json) --output $(RUN_DIR)/tokens $(STAGE_FLAGS)
 
-.PHONY: pipeline nightly
+.PHONY: pipeline nightly train
 NIGHTLY_CONFIG ?= configs/nightly.yaml
+# Training: PRESET picks configs/train_$(PRESET).yaml; under torchrun: make train NPROC=8
+PRESET      ?= tiny
+NPROC       ?= 1
 
 pipeline: $(VENV)/.installed ## every stage into $(RUN_DIR): INPUT=a.warc.gz,dir/ (default $(DATA_ROOT)/crawl) or SEEDS=file to crawl
 	$(CLI) run $(STAGE_FLAGS) $(if $(SEEDS),--set pipeline.seeds=$(SEEDS),--set 'pipeline.inputs=[$(or $(INPUT),$(DATA_ROOT)/crawl)]')
@@ -109,16 +112,20 @@ pipeline: $(VENV)/.installed ## every stage into $(RUN_DIR): INPUT=a.warc.gz,dir
 nightly: $(VENV)/.installed ## new files in $(DATA_ROOT)/incoming -> gates -> $(DATA_ROOT)/corpus/CURRENT (exit codes: README)
 	$(CLI) nightly --config $(NIGHTLY_CONFIG) --set data_root=$(DATA_ROOT) --runner $(RUNNER) $(ARGS)
 
+train: $(VENV)/.installed ## GPT on $(RUN_DIR)/tokens -> $(RUN_DIR)/train_$(PRESET) (PRESET=tiny|gpt-124m|..., NPROC=GPUs, RESUME=1)
+	$(VENV)/bin/torchrun --standalone --nproc_per_node=$(NPROC) -m corpus_pipeline.cli train --shards $(RUN_DIR)/tokens \
+	  --config configs/train_$(PRESET).yaml --out $(RUN_DIR)/train_$(PRESET) $(if $(RESUME),--resume) $(ARGS)
+
 eval-extraction: $(VENV)/.installed ## extraction P/R/F1 on ../shared/data/web
 	$(CLI) eval extraction --warc ../shared/data/web/pages.warc.gz --gold ../shared/data/web/gold.jsonl --config $(CONFIG)
 
 eval-langid: $(VENV)/.installed ## language-ID accuracy on ../shared/data/langid/sentences
 	$(CLI) eval langid --sentences ../shared/data/langid/sentences --config $(CONFIG)
 
-eval-dedup: $(VENV)/.installed ## $(RUN_DIR)/03_normalize -> 04_dedup (exact + MinHash on Spark; against $(DATA_ROOT)/index)
-	$(CLI) dedup --input $(RUN_DIR)/03_normalize --output $(RUN_DIR)/04_dedup --index $(DATA_ROOT)/index $(STAGE_FLAGS)
+eval-dedup: $(VENV)/.installed ## duplicate-detection P/R/F1 per method on ../shared/data/dedup with planted copies
+	$(CLI) eval dedup --docs ../shared/data/dedup/web_docs.jsonl --plant 1 --config $(CONFIG)
 
-pii: $(VENV)/.installed ## PII precision/recall on ../shared/data/pii
+eval-pii: $(VENV)/.installed ## PII precision/recall on ../shared/data/pii
 	$(CLI) eval pii --gold ../shared/data/pii/presidio_synth_dev.json --config $(CONFIG)
 
 package: $(VENV)/.installed ## dist/: the wheel and corpus_pipeline_env.tar.gz for spark-submit --archives (README)

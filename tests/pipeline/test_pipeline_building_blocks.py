@@ -1,0 +1,65 @@
+"""The pieces of `run` and `nightly` that need no Spark: retention, seams, inputs, config, failures."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from corpus_pipeline.cli import main
+from corpus_pipeline.config import ConfigError, load_config
+from corpus_pipeline.engine.stage_dir import file_identity
+from corpus_pipeline.pipeline import exit_codes
+from corpus_pipeline.pipeline.conservation import DocumentsLostError, check_seam
+from corpus_pipeline.pipeline.nightly import new_inputs
+from corpus_pipeline.pipeline.snapshots import CURRENT, SNAPSHOTS, retire_old_snapshots, switch_current
+from corpus_pipeline.stats import StageStats
+
+
+def test_retention_keeps_the_newest_snapshots_and_never_the_one_current_serves(tmp_path):
+    names = ["20240101T020000Z-a", "20240102T020000Z-b", "20240103T020000Z-c", "20240104T020000Z-d"]
+    for name in names:
+        (tmp_path / SNAPSHOTS / name).mkdir(parents=True)
+    switch_current(tmp_path, names[1])  # an operator rolled back to b
+    switch_current(tmp_path, names[1])  # switching again replaces the link, leaves no temporary one
+
+    assert retire_old_snapshots(tmp_path, keep=2) == [names[0]]
+    assert sorted(p.name for p in (tmp_path / SNAPSHOTS).iterdir()) == names[1:]
+    assert os.readlink(tmp_path / CURRENT) == f"{SNAPSHOTS}/{names[1]}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [CURRENT, SNAPSHOTS]
+
+
+def test_a_stage_that_reads_other_than_the_previous_one_kept_stops_the_run():
+    normalize, dedup = StageStats("normalize", docs_in=70, kept=62), StageStats("dedup", docs_in=70, kept=50)
+    with pytest.raises(DocumentsLostError, match="dedup read 70 documents but normalize kept 62"):
+        check_seam(normalize, dedup)
+    check_seam(normalize, StageStats("dedup", docs_in=62, kept=50))
+
+
+def test_new_inputs_are_the_unpublished_present_and_rewritten_files(tmp_path):
+    published, rewritten, fresh = (tmp_path / f"{n}.warc.gz" for n in ("published", "rewritten", "fresh"))
+    for path in (published, rewritten, fresh):
+        path.write_bytes(b"x")
+    processed = set(file_identity([str(published), str(rewritten)]))
+    rewritten.write_bytes(b"xy")  # another size: the crawler rewrote it
+    vanished = str(tmp_path / "vanished.warc.gz")  # listed, then deleted before it was looked at
+
+    found = new_inputs([str(published), str(rewritten), str(fresh), vanished], processed)
+
+    assert sorted(found.values()) == sorted([str(rewritten), str(fresh)])
+
+
+def test_inputs_and_seeds_together_are_refused_when_the_config_loads():
+    with pytest.raises(ConfigError, match="pipeline.inputs .* or pipeline.seeds"):
+        load_config(None, ["pipeline.inputs=[a.warc.gz]", "pipeline.seeds=seeds.txt"])
+
+
+def test_a_run_with_nothing_to_read_fails_with_a_record_that_says_why(tmp_path, capsys):
+    code = main(["run", "--runner", "local", "--set", f"data_root={tmp_path}"])
+
+    assert code == exit_codes.ERROR
+    assert "nothing to run on: set pipeline.inputs" in capsys.readouterr().err
+    record = json.loads((tmp_path / "runs" / "demo" / "run_record.json").read_text())
+    assert record["status"] == "failed" and record["error"]["step"] == "crawl"
+    assert record["reason"].startswith("step crawl failed: ValueError: nothing to run on")

@@ -19,10 +19,10 @@ def make_optimizer(model: nn.Module, config: TrainConfig, device: torch.device) 
         {"params": matrices, "weight_decay": config.weight_decay},
         {"params": vectors, "weight_decay": 0.0},
     ]
-    # The fused CUDA kernel updates all parameters in one launch (~10% faster steps for gpt-124m).
-    return torch.optim.AdamW(
-        groups, lr=config.lr, betas=(config.beta1, config.beta2), eps=1e-8, fused=device.type == "cuda"
-    )
+    # The fused CUDA kernel updates all parameters in one launch (nanoGPT measured ~10% faster
+    # gpt-124m steps); FSDP's sharded parameters keep the default (foreach) path.
+    fused = device.type == "cuda" and config.parallel != "fsdp"
+    return torch.optim.AdamW(groups, lr=config.lr, betas=(config.beta1, config.beta2), eps=1e-8, fused=fused)
 
 
 def learning_rate(step: int, config: TrainConfig) -> float:

@@ -116,12 +116,10 @@ class Trainer:
         torch.manual_seed(config.seed)
         self.raw_model = GPT(self.model_config).to(dist.device)
         self.raw_model.activation_checkpointing = config.activation_checkpointing
+        self.parameters = sum(p.numel() for p in self.raw_model.parameters())  # before FSDP shards them
         self.model = self._parallelize(self.raw_model)
         self.optimizer = make_optimizer(self.raw_model, config, dist.device)
         self.scaler = torch.amp.GradScaler("cuda") if self.precision == torch.float16 else None
-        self.parameters = sum(p.numel() for p in self.raw_model.parameters())
-        if config.parallel == "fsdp":
-            self.parameters *= dist.world_size  # each rank counted its shard
         self.flops_per_token = flops_per_token(self.model_config, self.parameters)
         self.peak_flops = peak_flops(dist.device, config.peak_flops)
         self.manifest_sha256 = manifest_sha256(shards_dir)

@@ -75,3 +75,20 @@ def test_a_resumed_run_forgets_the_steps_logged_after_its_checkpoint(shards_dir,
     train(shards_dir, tmp_path / "b", tiny_config(*settings), setup_distributed("cpu"), resume=True)
     steps = [entry["step"] for entry in read_metrics(tmp_path / "b") if "loss" in entry]
     assert steps == [1, 2, 3, 4]
+
+
+def test_bf16_autocast_checkpointing_and_experts_train_together(shards_dir, tmp_path):
+    config = tiny_config(
+        "max_steps=3",
+        "log_every=1",
+        "eval_every=3",
+        "precision=bf16",
+        "activation_checkpointing=true",
+        "model.moe_experts=4",
+        "model.mlp=geglu",
+        "grad_accum_steps=2",
+    )
+    result = train(shards_dir, tmp_path, config, setup_distributed("cpu"))
+    curve = losses(tmp_path)
+    assert sorted(curve) == [1, 2, 3] and all(5.0 < loss < 8.0 for loss in curve.values())
+    assert result.val_loss is not None and result.tokens_seen == 3 * 2 * 8 * 64

@@ -5,9 +5,12 @@
 (b) `run_crawl` (--runner local): the same crawl plus the address rule, seen-set, stats and
     WARC/1.1 writing, in its worker process.
 Both are timed inside their crawl process, from before the CrawlerProcess is built to after it
-stops, so interpreter start-up is left out of both. Target: (b) pages/s >= 0.9 x (a).
+stops, so interpreter start-up is left out of both: wall seconds and that process's CPU seconds.
+The reps alternate a, b, b, a, a, b ... so both columns see the same load from other processes on
+average; rates use each column's fastest rep. The `others` column is the CPU other processes used
+meanwhile (~0 on an idle machine). Target: (b) pages/s >= 0.9 x (a).
 
-    .venv/bin/python benchmarks/bench_crawl.py [--quick]
+    .venv/bin/python benchmarks/bench_crawl.py [--reps N] [--quick]
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from common import Column, Ratio, StageReport, Target
+from cpu_monitor import CpuMonitor
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.crawl.runner import run_crawl
@@ -51,7 +57,7 @@ def scrapy_alone(start_url: str, out: Path) -> None:
             for link in self.links.extract_links(response):
                 yield scrapy.Request(link.url, self.parse)
 
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), time.process_time()
     settings = {
         "ROBOTSTXT_OBEY": True,
         "CONCURRENT_REQUESTS_PER_DOMAIN": CONCURRENCY_PER_DOMAIN,
@@ -64,6 +70,7 @@ def scrapy_alone(start_url: str, out: Path) -> None:
     process.crawl(PlainSpider)
     process.start()
     counts["seconds"] = time.monotonic() - started
+    counts["cpu_seconds"] = time.process_time() - cpu_started
     out.write_text(json.dumps(counts))
 
 
@@ -86,32 +93,72 @@ def run_ours(base_url: str, work: Path) -> dict:
         }
     )
     stats = run_crawl(seeds, work / "crawl", config).stats
-    return {"pages": stats.extra["status"].get("200", 0), "bytes": stats.bytes_kept, "seconds": stats.task_seconds}
+    return {
+        "pages": stats.extra["status"].get("200", 0),
+        "bytes": stats.bytes_kept,
+        "seconds": stats.task_seconds,
+        "cpu_seconds": stats.extra["crawl"]["cpu_ms"] / 1000,
+    }
+
+
+COLUMNS = {"a": ("scrapy alone", run_scrapy_alone), "b": ("corpus_pipeline run_crawl", run_ours)}
+
+
+def measure(reps: int, quick: bool, monitor: CpuMonitor) -> StageReport:
+    runs: dict[str, list[dict]] = {key: [] for key in COLUMNS}
+    others: dict[str, float] = dict.fromkeys(COLUMNS, 0.0)
+    for rep in range(reps):
+        for key in ("a", "b") if rep % 2 == 0 else ("b", "a"):
+            with (
+                tempfile.TemporaryDirectory() as tmp,
+                DemoServer(max_articles_per_source=5 if quick else None) as server,
+            ):
+                before = monitor.snapshot()[0]
+                runs[key].append(COLUMNS[key][1](server.base_url, Path(tmp)))
+                others[key] += monitor.snapshot()[0] - before
+    report = StageReport("crawl", "the demo site on 127.0.0.1, one host, robots.txt obeyed, no delay")
+    for key, (label, _) in COLUMNS.items():
+        pages = {r["pages"] for r in runs[key]}
+        if len(pages) != 1:
+            raise RuntimeError(f"({key}) fetched a different number of pages in each rep: {sorted(pages)}")
+        column = Column(
+            key,
+            label,
+            [r["seconds"] for r in runs[key]],
+            pages.pop(),
+            max(r["bytes"] for r in runs[key]) / MB,
+            cpu_seconds=[r["cpu_seconds"] for r in runs[key]],
+        )
+        column.others_cpu_s = others[key]
+        report.columns.append(column)
+    a, b = report.column("a"), report.column("b")
+    ratio = Ratio.of("pages/s (b) vs (a)", b, a, "fastest rep of each; CPU: the crawl process's own")
+    report.ratios.append(ratio)
+    report.targets.append(
+        Target("corpus_pipeline (b) vs scrapy alone (a), pages/s", ratio.value, TARGET_RATIO, cpu_value=ratio.cpu_value)
+    )
+    if quick:
+        report.notes.append("--quick: a smoke run, not a measurement")
+    return report
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small site: a smoke run, timings meaningless")
+    parser.add_argument("--reps", type=int, default=3, help="crawls per column, alternating a and b (default 3)")
     parser.add_argument("--scrapy-alone", nargs=2, metavar=("URL", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scrapy_alone:
         scrapy_alone(args.scrapy_alone[0], Path(args.scrapy_alone[1]))
         return 0
-    with tempfile.TemporaryDirectory() as tmp, DemoServer(max_articles_per_source=5 if args.quick else None) as server:
-        work = Path(tmp)
-        columns = {
-            "a scrapy alone": run_scrapy_alone(server.base_url, work),
-            "b corpus_pipeline": run_ours(server.base_url, work),
-        }
-    print(f"{'':20} {'pages':>6} {'seconds':>8} {'pages/s':>8} {'MB/s':>6}")
-    for label, c in columns.items():
-        rate, mb_rate = c["pages"] / c["seconds"], c["bytes"] / MB / c["seconds"]
-        print(f"{label:20} {c['pages']:6d} {c['seconds']:8.2f} {rate:8.1f} {mb_rate:6.2f}")
-    ours, alone = columns["b corpus_pipeline"], columns["a scrapy alone"]
-    ratio = (ours["pages"] / ours["seconds"]) / (alone["pages"] / alone["seconds"])
-    caveat = "  [--quick: a smoke run, not a measurement]" if args.quick else ""
-    print(f"ratio b/a pages/s: {ratio:.2f} (target >= {TARGET_RATIO}){caveat}")
-    print(json.dumps({"stage": "crawl", "quick": args.quick, "columns": columns, "ratio": round(ratio, 3)}))
+    with tempfile.TemporaryDirectory() as tmp:
+        monitor = CpuMonitor(Path(tmp) / "cpu-monitor.txt").start()
+        try:
+            report = measure(args.reps, args.quick, monitor)
+        finally:
+            monitor.stop()
+    print(report.table())
+    print(json.dumps({"stage": "crawl", "quick": args.quick, **report.to_dict()}))
     return 0
 
 

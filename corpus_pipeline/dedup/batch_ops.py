@@ -10,30 +10,44 @@ from corpus_pipeline.dedup.exact import exact_hash
 from corpus_pipeline.dedup.lsh import band_keys
 from corpus_pipeline.dedup.minhash import estimated_jaccard, signature
 from corpus_pipeline.dedup.shingles import document_shingles
+from corpus_pipeline.dedup.simhash import simhashes, to_signed
 from corpus_pipeline.urls import canonical_url
 
 SIGNATURE_SCHEMA = pa.schema(
-    [("id", pa.string()), ("canonical_url", pa.string()), ("exact_hash", pa.string()), ("signature", pa.binary())]
+    [
+        ("id", pa.string()),
+        ("canonical_url", pa.string()),
+        ("exact_hash", pa.string()),
+        ("signature", pa.binary()),
+        ("simhash", pa.int64()),
+    ]
 )
 BAND_SCHEMA = pa.schema([("band", pa.int32()), ("key", pa.int64()), ("id", pa.string())])
 SIMILARITY_SCHEMA = pa.schema([("src", pa.string()), ("dst", pa.string()), ("similarity", pa.float64())])
 
 
-def signature_batch(batch: pa.RecordBatch, config: DedupConfig) -> pa.RecordBatch:
-    """(id, url, text, language) -> (id, canonical_url, exact_hash, signature); the signature is null
-    for a text with no shingles (only punctuation, say), which only the exact method can match."""
+def signature_batch(batch: pa.RecordBatch, config: DedupConfig, with_simhash: bool = True) -> pa.RecordBatch:
+    """(id, url, text, language) -> (id, canonical_url, exact_hash, signature, simhash); signature
+    and simhash are null for a text with no shingles (only punctuation, say), which only the exact
+    method can match, and simhash is null without `with_simhash` (a run that does not use it)."""
     ids, urls, texts, languages = (batch.column(name).to_pylist() for name in ("id", "url", "text", "language"))
-    hashes, signatures = [], []
+    hashes, signatures, shingle_sets = [], [], []
     for text, language in zip(texts, languages, strict=True):
         hashes.append(exact_hash(text))
         shingles = document_shingles(text, language, config.word_ngram, config.char_ngram)
         signatures.append(signature(shingles, config.num_perm, config.seed).tobytes() if shingles else None)
+        shingle_sets.append(shingles)
+    fingerprints = pa.nulls(len(ids), pa.int64())
+    if with_simhash:
+        values = to_signed(simhashes(shingle_sets))
+        fingerprints = pa.array(values, pa.int64(), mask=np.array([not s for s in shingle_sets], dtype=bool))
     return pa.RecordBatch.from_arrays(
         [
             pa.array(ids, pa.string()),
             pa.array([canonical_url(url) if url else None for url in urls], pa.string()),
             pa.array(hashes, pa.string()),
             pa.array(signatures, pa.binary()),
+            fingerprints,
         ],
         schema=SIGNATURE_SCHEMA,
     )

@@ -20,6 +20,15 @@ def _ordered(order: list[tuple[str, str]]):
     return [F.col(c).desc_nulls_last() if d == "desc" else F.col(c).asc_nulls_last() for c, d in order]
 
 
+def kept_per_member(edges: DataFrame, keys: DataFrame, order: list[tuple[str, str]]) -> DataFrame:
+    """Verified edges(src, dst), keys(id, keep columns) -> (id, kept_id) for every member of a
+    connected component except the one the keep rule keeps."""
+    members = connected_components(edges).join(keys, "id")
+    cluster = Window.partitionBy("component").orderBy(*_ordered(order))
+    ranked = members.withColumn("kept_id", F.first("id").over(cluster))
+    return ranked.where(F.col("id") != F.col("kept_id")).select("id", "kept_id")
+
+
 def exact_duplicates(docs: DataFrame, order: list[tuple[str, str]]) -> DataFrame:
     """docs(id, exact_hash, keep columns) -> dropped (id, kept_id, reason)."""
     window = Window.partitionBy("exact_hash").orderBy(*_ordered(order))
@@ -75,9 +84,7 @@ def minhash_duplicates(signatures: DataFrame, keys: DataFrame, config: DedupConf
     with_signature = signatures.where(F.col("signature").isNotNull())
     similar = _similarities(candidate_pairs(with_signature, bands, rows), with_signature)
     edges = similar.where(F.col("similarity") >= config.threshold).select("src", "dst")
-    members = connected_components(edges).join(keys, "id")
-    cluster = Window.partitionBy("component").orderBy(*_ordered(order))
-    ranked = members.withColumn("kept_id", F.first("id").over(cluster)).where(F.col("id") != F.col("kept_id"))
+    ranked = kept_per_member(edges, keys, order)
     checked = _similarities(ranked.select(F.col("id").alias("src"), F.col("kept_id").alias("dst")), with_signature)
     return checked.where(F.col("similarity") >= config.threshold).select(
         F.col("src").alias("id"), F.col("dst").alias("kept_id"), F.lit("minhash_duplicate").alias("reason")

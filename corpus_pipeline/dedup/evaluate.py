@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.dedup.paragraph_batches import REASON as PARAGRAPH_REASON
 from corpus_pipeline.dedup.plant import plant_copies
 from corpus_pipeline.dedup.shingles import document_shingles, jaccard
 from corpus_pipeline.dedup.staging import write_documents_stage
@@ -88,11 +89,14 @@ def _bin(value: float) -> str:
 
 
 def representatives(stage_dir: Path) -> dict[str, str]:
-    """id -> the id of the document kept for it (itself when kept)."""
+    """id -> the id of the document kept for it (itself when kept, and when rejected for a reason
+    that names no kept document: emptied by paragraph removal, which is no duplicate decision)."""
     kept = {}
     for part in stage_dir.glob("part-*.parquet"):
         kept.update({row: row for row in pq.read_table(part, columns=["id"]).column("id").to_pylist()})
-    for part in stage_dir.glob("_rejected/reason=*/*.parquet"):
+    for part in stage_dir.glob(f"_rejected/reason={PARAGRAPH_REASON}/*.parquet"):
+        kept.update({row: row for row in pq.read_table(part, columns=["id"]).column("id").to_pylist()})
+    for part in stage_dir.glob("_rejected/reason=*_duplicate/*.parquet"):
         table = pq.read_table(part, columns=["id", "reject_detail"])
         kept.update(zip(table.column("id").to_pylist(), table.column("reject_detail").to_pylist(), strict=True))
     return kept
@@ -140,7 +144,9 @@ def evaluate_dedup(docs: list[dict], config: PipelineConfig, spark, seed: int | 
     all_docs = rows + [
         {k: v for k, v in p.copy.items() if k in {"id", "text", "url", "date", "language"}} for p in planted
     ]
-    runs = [[m] for m in config.dedup.methods] + ([config.dedup.methods] if len(config.dedup.methods) > 1 else [])
+    # Paragraph removal detects no duplicates, so it is scored only inside the whole chain.
+    alone = [[m] for m in config.dedup.methods if m != "paragraph"]
+    runs = alone + ([config.dedup.methods] if config.dedup.methods not in alone else [])
     scores = []
     with tempfile.TemporaryDirectory(prefix="eval-dedup-") as work:
         source = write_documents_stage(all_docs, Path(work) / "input", parts=4)

@@ -2,9 +2,10 @@
 
 One folder per published stage, `<index>/published/<stage fingerprint>/part-*.parquet`, holding the
 kept documents' ids (prefixed `index:` so a re-crawled page with the same id still matches), exact
-hashes and MinHash signatures. Signatures rather than band keys alone: 512 bytes per document at 128
-permutations, and they let a match against the index be verified by estimated Jaccard like any other
-pair. A `settings.json` records what the signatures depend on; a run with other settings is refused.
+hashes, MinHash signatures and SimHash fingerprints. Signatures rather than band keys alone: 512
+bytes per document at 128 permutations (the fingerprint adds 8), and they let a match against the
+index be verified by estimated Jaccard like any other pair. A `settings.json` records what the
+signatures depend on; a run with other settings is refused.
 Updated only by `publish_to_index`, which the orchestration calls when a snapshot is published.
 """
 
@@ -62,9 +63,9 @@ def publish_to_index(stage_dir: Path, index_dir: Path, config: DedupConfig, spar
         signed = docs.mapInArrow(
             lambda batches: (signature_batch(b, config) for b in batches), spark_schema(SIGNATURE_SCHEMA)
         )
-        signed.select(F.concat(F.lit(INDEX_ID_PREFIX), "id").alias("id"), "exact_hash", "signature").write.parquet(
-            str(tmp)
-        )
+        signed.select(
+            F.concat(F.lit(INDEX_ID_PREFIX), "id").alias("id"), "exact_hash", "signature", "simhash"
+        ).write.parquet(str(tmp))
     else:
         tmp.mkdir(parents=True)
     os.replace(tmp, target)
@@ -76,7 +77,7 @@ def index_identity(index_dir: Path | None) -> list[str]:
 
 
 def read_index(index_dir: Path, config: DedupConfig, spark) -> DataFrame | None:
-    """(id, exact_hash, signature) of every published document, or None for an empty index."""
+    """(id, exact_hash, signature, simhash) of every published document, or None for an empty index."""
     _check_settings(index_dir, config)
     folders = [str(p) for p in published_folders(index_dir) if any(p.glob("*.parquet"))]
     return spark.read.parquet(*folders) if folders else None

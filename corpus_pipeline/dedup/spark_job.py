@@ -16,11 +16,13 @@ import pyarrow.parquet as pq
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.config import DedupConfig, PipelineConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates, url_duplicates
 from corpus_pipeline.dedup.index import index_identity, read_index
 from corpus_pipeline.dedup.keep_rule import keep_order
+from corpus_pipeline.dedup.paragraph_job import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED, remove_repeated_paragraphs
+from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.runner import StageResult
 from corpus_pipeline.engine.spark import spark_schema
@@ -35,56 +37,76 @@ _REASON, _KEPT = "_dedup_reason", "_dedup_kept_id"
 _TASK_RESULT_SCHEMA = "task_id long, docs_in long"
 
 
-def dedup_decisions(docs: DataFrame, config: PipelineConfig, index: DataFrame | None = None) -> DataFrame:
-    """docs -> (id, kept_id, reason) for every dropped document, kept_id the document finally kept.
-    With an index (id, exact_hash, signature), published documents join every method as members
-    that always win the keep rule and are never written."""
+def _signatures(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None) -> DataFrame:
+    """(id, canonical_url, exact_hash, signature, simhash) of the documents and of the index."""
+    with_simhash = "simhash" in dedup.methods
+    signatures = docs.select("id", "url", "text", "language").mapInArrow(
+        lambda batches: (signature_batch(b, dedup, with_simhash) for b in batches), spark_schema(SIGNATURE_SCHEMA)
+    )
+    if index is not None:
+        signatures = signatures.unionByName(
+            index.select("id", F.lit(None).cast("string").alias("canonical_url"), "exact_hash", "signature", "simhash")
+        )
+    return signatures.localCheckpoint()
+
+
+def dedup_decisions(
+    docs: DataFrame, config: PipelineConfig, index: DataFrame | None = None
+) -> tuple[DataFrame, DataFrame]:
+    """docs -> (docs, dropped). `docs` comes back with the text the chain leaves (the paragraph
+    method rewrites it); dropped is (id, kept_id, reason, note) for every dropped document, kept_id
+    the document finally kept (null for a document no other stands for) and note the reject detail
+    when it is not the kept id. With an index (id, exact_hash, signature, simhash), published
+    documents join every method as members that always win the keep rule and are never written."""
     dedup = config.dedup
     order = keep_order(dedup, docs.columns)
     keys = docs.select(*dict.fromkeys(column for column, _ in order))
-    signatures = docs.select("id", "url", "text", "language").mapInArrow(
-        lambda batches: (signature_batch(b, dedup) for b in batches), spark_schema(SIGNATURE_SCHEMA)
-    )
     if index is not None:
         order = [("_in_index", "desc"), *order]
         published = index.select("id", F.lit(True).alias("_in_index"))
         keys = keys.withColumn("_in_index", F.lit(False)).unionByName(published, allowMissingColumns=True)
-        signatures = signatures.unionByName(
-            index.select("id", F.lit(None).cast("string").alias("canonical_url"), "exact_hash", "signature")
-        )
-    signatures = signatures.localCheckpoint()
-    survivors, dropped = signatures, None
+    survivors, dropped = _signatures(docs, dedup, index), None
     for method in dedup.methods:
-        if method == "url":
-            found = url_duplicates(survivors.join(docs.select("id", "date"), "id"))
-        elif method == "exact":
-            found = exact_duplicates(survivors.join(keys, "id"), order)
+        if method == "paragraph":
+            docs, found = remove_repeated_paragraphs(docs, survivors.select("id"), dedup.paragraph)
+            remaining = docs.join(survivors.select("id"), "id", "left_semi").join(found.select("id"), "id", "left_anti")
+            survivors = _signatures(remaining, dedup, index)
         else:
-            found = minhash_duplicates(survivors.select("id", "signature"), keys, dedup, order)
+            if method == "url":
+                found = url_duplicates(survivors.join(docs.select("id", "date"), "id"))
+            elif method == "exact":
+                found = exact_duplicates(survivors.join(keys, "id"), order)
+            elif method == "simhash":
+                found = simhash_duplicates(survivors.select("id", "simhash"), keys, dedup.simhash, order)
+            else:
+                found = minhash_duplicates(survivors.select("id", "signature"), keys, dedup, order)
+            found = found.withColumn("note", F.lit(None).cast("string"))
         found = found.localCheckpoint()
         if dropped is not None:
             # A document kept by an earlier method and dropped now takes its duplicates with it.
             moved = found.select(F.col("id").alias("kept_id"), F.col("kept_id").alias("final_id"))
             dropped = dropped.join(moved, "kept_id", "left").select(
-                "id", F.coalesce("final_id", "kept_id").alias("kept_id"), "reason"
+                "id", F.coalesce("final_id", "kept_id").alias("kept_id"), "reason", "note"
             )
             dropped = dropped.unionByName(found)
         else:
             dropped = found
         survivors = survivors.join(found.select("id"), "id", "left_anti")
-    return dropped
+    return docs, dropped
 
 
 def _clustered(docs: DataFrame, dropped: DataFrame) -> DataFrame:
     """Every document with its decision and its cluster: the documents that one kept document
     stands for, named by their smallest id."""
     decided = docs.join(
-        dropped.select("id", F.col("kept_id").alias(_KEPT), F.col("reason").alias(_REASON)), "id", "left"
-    ).withColumn("_representative", F.coalesce(_KEPT, "id"))
+        dropped.select("id", F.coalesce("note", "kept_id").alias(_KEPT), "kept_id", F.col("reason").alias(_REASON)),
+        "id",
+        "left",
+    ).withColumn("_representative", F.coalesce("kept_id", "id"))
     clusters = decided.groupBy("_representative").agg(
         F.min("id").alias("dup_cluster_id"), F.count("*").alias("dup_cluster_size")
     )
-    return decided.join(clusters, "_representative").drop("_representative")
+    return decided.join(clusters, "_representative").drop("_representative", "kept_id")
 
 
 def _write_parts(frame: DataFrame, schema: pa.Schema, work: Path, parts: int) -> None:
@@ -110,6 +132,11 @@ def _write_task(batches, schema: pa.Schema, work: Path, task_id: int) -> StageSt
         for batch in batches:
             for row in batch.to_pylist():
                 reason, kept_id = row.pop(_REASON), row.pop(_KEPT)
+                paragraphs, characters = row.pop(PARAGRAPHS_REMOVED, None), row.pop(CHARACTERS_REMOVED, None)
+                if paragraphs is not None:
+                    stats.count("paragraph_dedup", "documents_cleaned")
+                    stats.count("paragraph_dedup", "paragraphs_removed", paragraphs)
+                    stats.count("paragraph_dedup", "characters_removed", characters)
                 stats.count_in(text_bytes(row))
                 yield row, None if reason is None else Drop(reason, kept_id)
 
@@ -138,6 +165,6 @@ def run_dedup(
         docs = spark.read.schema(spark_schema(input_schema)).parquet(*[str(p) for p in parts])
         docs = docs.drop(*[f.name for f in CLUSTER_FIELDS if f.name in docs.columns])
         index = read_index(index_dir, config.dedup, spark) if index_dir is not None else None
-        decided = _clustered(docs, dedup_decisions(docs, config, index))
+        decided = _clustered(*dedup_decisions(docs, config, index))
         _write_parts(decided, output_schema, work, config.dedup.output_parts or len(parts))
     return StageResult(output, stage_dir.finish(STAGE_NAME, time.perf_counter() - started), skipped=False)

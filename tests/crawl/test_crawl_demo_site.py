@@ -50,6 +50,14 @@ def test_per_host_concurrency_is_never_exceeded(server, crawl):
     assert 1 <= server.max_active <= PER_DOMAIN
 
 
+def test_per_host_concurrency_holds_without_a_download_delay(tmp_path):
+    with DemoServer(max_articles_per_source=5) as fresh:
+        seeds = tmp_path / "seeds.txt"
+        seeds.write_text(f"{fresh.base_url}/\n")
+        run_crawl(seeds, tmp_path / "crawl", loopback_config(concurrent_requests_per_domain=2, download_delay=0.0))
+        assert len(fresh.log) > 20 and 1 <= fresh.max_active <= 2
+
+
 def test_site_faults_are_counted(server, crawl):
     result, log = crawl
     stats = result.stats

@@ -21,9 +21,10 @@ def register(verbs) -> None:
     run = verbs.add_parser(
         "run",
         help="the whole pipeline in one run directory: crawl (or given WARC/WET) -> ... -> token shards",
-        description="crawl (or pipeline.inputs) -> extract -> langid -> normalize -> dedup -> pii -> quality -> "
-        "gates -> train-tokenizer (or pipeline.tokenizer) -> tokenize, into <data_root>/runs/<run_id>. Finished "
-        "stages are reused, so a rerun after a crash continues from the first unfinished one.",
+        description="crawl (or pipeline.inputs) -> extract -> langid -> normalize -> dedup -> pii -> quality ->\n"
+        "gates -> train-tokenizer (or pipeline.tokenizer) -> tokenize, into <data_root>/runs/<run_id>.\n"
+        "Finished stages are reused, so a rerun after a crash continues from the first unfinished one.\n"
+        "What each step did, and why a run stopped: <run dir>/run_record.json.",
         epilog=exit_codes.describe(exit_codes.RUN_CODES),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -34,9 +35,10 @@ def register(verbs) -> None:
     nightly = verbs.add_parser(
         "nightly",
         help="incremental refresh for cron: new inputs only, dedup against the index, gates, atomic publish",
-        description="Under a lock: the crawl files under nightly.inputs not yet published go through the whole "
-        "pipeline, deduplicated against <data_root>/index; if every gate passes, a new snapshot is published "
-        "and <data_root>/corpus/CURRENT switched to it. History: <data_root>/nightly/history.jsonl.",
+        description="Under a lock: the crawl files under nightly.inputs (default <data_root>/incoming) that the\n"
+        "published snapshot does not hold go through the whole pipeline, deduplicated against\n"
+        "<data_root>/index; if every gate passes, a new snapshot is published and <data_root>/corpus/CURRENT\n"
+        "switched to it. One line per night: <data_root>/nightly/history.jsonl.",
         epilog=exit_codes.describe(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-PUBLISHED = 0  # run: every step finished; nightly: a new snapshot is CURRENT
+SUCCESS = 0  # run: every step finished; nightly: a new snapshot is CURRENT
 ERROR = 1  # a step failed (the traceback is in the log, the reason in the run record)
 USAGE = 2  # a bad config, option or override: nothing ran
 NOTHING_NEW = 3  # nightly: no input file that the published snapshot does not already hold
@@ -12,7 +12,7 @@ GATE_FAILED = 4  # a corpus quality gate failed: nothing published, the record s
 LOCKED = 75
 
 EXPLAINED = {
-    PUBLISHED: "success (nightly: a new snapshot was published)",
+    SUCCESS: "success (nightly: a new snapshot was published)",
     ERROR: "error: a step failed; see the log and the run record",
     USAGE: "usage: the config or an option is invalid; nothing ran",
     NOTHING_NEW: "nightly: no new input files; nothing to do",
@@ -21,7 +21,7 @@ EXPLAINED = {
 }
 
 
-RUN_CODES = (PUBLISHED, ERROR, USAGE, GATE_FAILED)
+RUN_CODES = (SUCCESS, ERROR, USAGE, GATE_FAILED)
 
 
 def describe(codes: tuple[int, ...] = tuple(EXPLAINED)) -> str:

@@ -83,13 +83,14 @@ def run_nightly(config: PipelineConfig, runner: str, log: Log) -> int:
 
 
 def _night(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log) -> int:
-    entry = {"started_at": utc_now()}
+    entry = {"started_at": utc_now()}  # the night's line in history.jsonl, filled in as it goes
     try:
-        code, outcome = _refresh(config, runner, layout, log)
+        code = _refresh(config, runner, layout, log, entry)
     except Exception as error:  # the traceback goes to the log; the history says what failed
         traceback.print_exc()
-        code, outcome = exit_codes.ERROR, {"status": "failed", "reason": f"{type(error).__name__}: {error}"[:500]}
-    entry.update(outcome, exit_code=code, finished_at=utc_now())
+        code = exit_codes.ERROR
+        entry.update(status="failed", reason=f"{type(error).__name__}: {error}"[:500])
+    entry.update(exit_code=code, finished_at=utc_now())
     layout.history.parent.mkdir(parents=True, exist_ok=True)
     with layout.history.open("a", encoding="utf-8") as history:
         history.write(json.dumps(entry, ensure_ascii=False) + "\n")
@@ -97,7 +98,7 @@ def _night(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log)
     return code
 
 
-def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log) -> tuple[int, dict]:
+def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log, entry: dict) -> int:
     from corpus_pipeline.pipeline.snapshots import current_snapshot
 
     current = current_snapshot(layout.corpus)
@@ -105,11 +106,13 @@ def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Lo
     new = new_inputs(files, current.processed_inputs() if current else set())
     if not new:
         where = f"all in snapshot {current.name}" if current else "none published yet"
-        return exit_codes.NOTHING_NEW, {"status": "nothing_new", "reason": f"{len(files)} input files, {where}"}
-    return _process(config, runner, layout, current, new, log)
+        entry.update(status="nothing_new", reason=f"{len(files)} input files, {where}")
+        return exit_codes.NOTHING_NEW
+    return _process(config, runner, layout, current, new, log, entry)
 
 
-def _process(config, runner, layout: NightlyLayout, current, new: dict[str, str], log: Log) -> tuple[int, dict]:
+def _process(config, runner, layout: NightlyLayout, current, new: dict[str, str], log: Log, entry: dict) -> int:
+    # Imported here: a night that finds the lock taken or nothing new exits without loading Spark.
     from corpus_pipeline.dedup.index import publish_to_index
     from corpus_pipeline.engine.session import get_spark
     from corpus_pipeline.pipeline.console import run_summary
@@ -117,11 +120,13 @@ def _process(config, runner, layout: NightlyLayout, current, new: dict[str, str]
     from corpus_pipeline.pipeline.runner import GATE_FAILED, run_pipeline
     from corpus_pipeline.pipeline.snapshots import INCREMENTS, Increment, publish_snapshot, retire_old_snapshots
 
+    run_id = "nightly-" + hashlib.sha256("\n".join(sorted(new)).encode()).hexdigest()[:12]
+    section = {"new_inputs": len(new), "previous_snapshot": current.name if current else None}
+    entry.update(run_id=run_id, **section)
     spark = get_spark(config.spark)
     if current is not None:  # repair a crash between an earlier switch of CURRENT and its index update
         for increment in current.increment_dirs():
             publish_to_index(increment / "documents", layout.index, config.dedup, spark)
-    run_id = "nightly-" + hashlib.sha256("\n".join(sorted(new)).encode()).hexdigest()[:12]
     given = config.pipeline.tokenizer
     # Without a given tokenizer, every night after the first reuses the published one, so the
     # increments of a snapshot share one vocabulary.
@@ -137,19 +142,20 @@ def _process(config, runner, layout: NightlyLayout, current, new: dict[str, str]
     log(f"nightly: {len(new)} new input files -> {plan.run_dir}")
     result = run_pipeline(plan, log=log)
     log(run_summary(result))
-    outcome = {"run_id": run_id, "new_inputs": len(new), "previous_snapshot": current.name if current else None}
     if result.status == GATE_FAILED:
         reason = result.record.data["reason"]
-        result.record.add_section("nightly", {**outcome, "published": False, "why": f"{reason}; CURRENT unchanged"})
-        return exit_codes.GATE_FAILED, {**outcome, "status": "gate_failed", "reason": reason}
+        result.record.add_section("nightly", {**section, "published": False, "why": f"{reason}; CURRENT unchanged"})
+        entry.update(status="gate_failed", reason=reason)
+        return exit_codes.GATE_FAILED
     try:
         increment = Increment(run_id, result.context.documents, result.context.tokens, sorted(new))
         snapshot = publish_snapshot(layout.corpus, current, increment)
         publish_to_index(snapshot.path / INCREMENTS / run_id / "documents", layout.index, config.dedup, spark)
         retired = retire_old_snapshots(layout.corpus, config.nightly.keep_snapshots)
     except Exception as error:
-        result.record.add_section("nightly", {**outcome, "published": False, "why": f"publish failed: {error}"})
+        result.record.add_section("nightly", {**section, "published": False, "why": f"publish failed: {error}"})
         raise
-    outcome.update(snapshot=snapshot.name, documents=snapshot.info["documents"], tokens=snapshot.info["tokens"])
-    result.record.add_section("nightly", {**outcome, "published": True, "retired_snapshots": retired})
-    return exit_codes.PUBLISHED, {**outcome, "status": "published"}
+    published = {"snapshot": snapshot.name, "documents": snapshot.info["documents"], "tokens": snapshot.info["tokens"]}
+    result.record.add_section("nightly", {**section, **published, "published": True, "retired_snapshots": retired})
+    entry.update(status="published", **published)
+    return exit_codes.SUCCESS

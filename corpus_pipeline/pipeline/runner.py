@@ -25,7 +25,7 @@ class PipelineResult:
 
     @property
     def exit_code(self) -> int:
-        return exit_codes.PUBLISHED if self.status == SUCCEEDED else exit_codes.GATE_FAILED
+        return exit_codes.SUCCESS if self.status == SUCCEEDED else exit_codes.GATE_FAILED
 
 
 def _progress(number: int, total: int, step: str, outcome: StepOutcome, seconds: float) -> str:

@@ -44,7 +44,7 @@ def first_night(spark, tmp_path_factory):
 
 def test_a_first_night_publishes_and_a_rerun_finds_nothing_new(first_night):
     data_root, code = first_night
-    assert code == exit_codes.PUBLISHED
+    assert code == exit_codes.SUCCESS
     layout = NightlyLayout(data_root)
     snapshot = current_snapshot(layout.corpus)
     assert (layout.corpus / "CURRENT").is_symlink()
@@ -84,7 +84,7 @@ def test_a_failed_gate_publishes_nothing_then_a_passing_night_publishes(first_ni
     assert {s["step"]: s["status"] for s in record["steps"]}["tokenize"] == "blocked"
     assert not (run_dir / "tokens").exists()
 
-    assert _night(data_root, "nightly.keep_snapshots=1") == exit_codes.PUBLISHED
+    assert _night(data_root, "nightly.keep_snapshots=1") == exit_codes.SUCCESS
 
     record = json.loads((run_dir / "run_record.json").read_text())
     statuses = {s["step"]: s["status"] for s in record["steps"]}

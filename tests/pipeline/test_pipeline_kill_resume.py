@@ -81,7 +81,7 @@ def test_kill_9_in_dedup_then_rerun_continues_and_gives_identical_shards(referen
     assert (record["status"], record["current_step"]) == ("running", "dedup")
 
     # The rerun in this process: the same CLI, and the session's JVM instead of a second start.
-    assert main(arguments) == exit_codes.PUBLISHED
+    assert main(arguments) == exit_codes.SUCCESS
     record = json.loads((run_dir / "run_record.json").read_text())
     assert record["status"] == "succeeded" and record["attempt"] == 2
     statuses = {step["step"]: step["status"] for step in record["steps"]}

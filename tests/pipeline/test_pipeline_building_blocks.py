@@ -12,7 +12,7 @@ from corpus_pipeline.config import ConfigError, load_config
 from corpus_pipeline.engine.stage_dir import file_identity
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.conservation import DocumentsLostError, check_seam
-from corpus_pipeline.pipeline.nightly import new_inputs
+from corpus_pipeline.pipeline.nightly import NightlyLayout, new_inputs, run_nightly
 from corpus_pipeline.pipeline.snapshots import CURRENT, SNAPSHOTS, retire_old_snapshots, switch_current
 from corpus_pipeline.stats import StageStats
 
@@ -63,3 +63,12 @@ def test_a_run_with_nothing_to_read_fails_with_a_record_that_says_why(tmp_path, 
     record = json.loads((tmp_path / "runs" / "demo" / "run_record.json").read_text())
     assert record["status"] == "failed" and record["error"]["step"] == "crawl"
     assert record["reason"].startswith("step crawl failed: ValueError: nothing to run on")
+
+
+def test_a_nightly_that_fails_exits_1_and_its_history_line_says_why(tmp_path):
+    config = load_config(None, [f"data_root={tmp_path}"])  # no <data_root>/incoming: a deployment mistake
+    assert run_nightly(config, "local", log=lambda line: None) == exit_codes.ERROR
+    [entry] = [json.loads(line) for line in NightlyLayout(tmp_path).history.read_text().splitlines()]
+    assert entry["status"] == "failed" and entry["exit_code"] == exit_codes.ERROR
+    assert entry["reason"] == f"FileNotFoundError: input {tmp_path / 'incoming'} does not exist"
+    assert not (tmp_path / "corpus").exists()

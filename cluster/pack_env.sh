@@ -23,9 +23,20 @@ fi
 workdir=$(mktemp -d)
 trap 'rm -rf "$workdir"' EXIT
 "$python" -m venv "$workdir/env"
+# The pip that venv bundles (23.2 with Python 3.11) predates normalized extra names (PEP 685): it
+# reads lxml 6's `html-clean` extra as missing and leaves out lxml_html_clean, without which every
+# trafilatura extraction fails.
+"$workdir/env/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
 "$python" "$here/runtime_requirements.py" "$wheel" > "$workdir/requirements.txt"
 "$workdir/env/bin/python" -m pip install --quiet --disable-pip-version-check -r "$workdir/requirements.txt"
 "$workdir/env/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "$wheel"
+# Every requirement met except those the cluster's Spark provides.
+problems=$("$workdir/env/bin/python" -m pip check 2>&1 | grep -vE " requires (pyspark|py4j),|^No broken requirements" || true)
+if [[ -n $problems ]]; then
+    echo "$0: the packed environment is incomplete:" >&2
+    echo "$problems" >&2
+    exit 1
+fi
 
 pack_args=(--prefix "$workdir/env" --output "$output" --force --quiet)
 if [[ -n $python_prefix ]]; then

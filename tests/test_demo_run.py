@@ -34,5 +34,8 @@ def test_demo_crawls_runs_every_stage_and_reruns_as_a_no_op(spark, tmp_path):
         assert stage.docs_in == stage.kept + sum(stage.dropped.values()), stage.stage
     manifest = json.loads((result.context.tokens / "manifest.json").read_text())
     assert sum(shard["documents"] for shard in manifest["shards"]) == stats["tokenize"].kept
+    training = result.outcomes["train"]
+    assert training.notes["steps"] == 100 and training.notes["val_loss"] < 8.0
+    assert (result.outcomes["report"].output).read_text(encoding="utf-8").count("<svg") > 10
     rerun = run_demo(config, "spark", port=port)
-    assert {o.status for name, o in rerun.outcomes.items() if name != "gates"} == {"reused"}
+    assert {o.status for name, o in rerun.outcomes.items() if name not in ("gates", "report")} == {"reused"}

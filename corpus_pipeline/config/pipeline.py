@@ -16,6 +16,11 @@ class RunConfig(Strict):
     seeds: str | None = None
     # A tokenizer.json to tokenize with (ours or any HF one); None: train one on the run's corpus.
     tokenizer: str | None = None
+    # A training config (configs/train_tiny.yaml): train a model on the run's shards after tokenize,
+    # into <run>/train_<preset>. None: stop at the shards.
+    train_config: str | None = None
+    # `--set`-style overrides of that training config, e.g. ["max_steps=100"] for a short demo run.
+    train_overrides: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _one_source(self) -> RunConfig:

@@ -21,6 +21,7 @@ class RunPlan:
     seeds: Path | None = None
     tokenizer: Path | None = None  # None: train one on the run's corpus
     index_dir: Path | None = None  # dedup against this cross-snapshot index too
+    previous_run: Path | None = None  # the run the report measures drift against
 
     @classmethod
     def from_config(cls, config: PipelineConfig, runner: str, run_dir: Path | None = None) -> RunPlan:
@@ -58,6 +59,7 @@ class RunContext:
     gates_passed: bool | None = None  # None until the gates step ran
     tokenizer: Path | None = None
     tokens: Path | None = None
+    model: Path | None = None  # the training step's output directory
     _executor: Executor | None = None
 
     @property

@@ -111,6 +111,14 @@ def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Lo
     return _process(config, runner, layout, current, new, log, entry)
 
 
+def _previous_run(config: PipelineConfig, current) -> Path | None:
+    """The run that made the published snapshot's latest increment: the report's drift baseline."""
+    if current is None or not current.increment_dirs():
+        return None
+    run_dir = Path(config.data_root) / "runs" / current.increment_dirs()[-1].name
+    return run_dir if run_dir.exists() else None
+
+
 def _process(config, runner, layout: NightlyLayout, current, new: dict[str, str], log: Log, entry: dict) -> int:
     # Imported here: a night that finds the lock taken or nothing new exits without loading Spark.
     from corpus_pipeline.dedup.index import publish_to_index
@@ -138,6 +146,7 @@ def _process(config, runner, layout: NightlyLayout, current, new: dict[str, str]
         inputs=tuple(sorted(new.values())),
         tokenizer=tokenizer,
         index_dir=layout.index,
+        previous_run=_previous_run(config, current),
     )
     log(f"nightly: {len(new)} new input files -> {plan.run_dir}")
     result = run_pipeline(plan, log=log)

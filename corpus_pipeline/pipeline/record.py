@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from corpus_pipeline.pipeline.context import RunPlan, StepOutcome
@@ -16,7 +16,7 @@ RECORD_FILE = "run_record.json"
 
 
 def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def write_json(path: Path, data: dict | list) -> None:

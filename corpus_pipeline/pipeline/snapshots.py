@@ -20,7 +20,7 @@ import json
 import os
 import shutil
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from corpus_pipeline.pipeline.record import utc_now, write_json
@@ -131,7 +131,7 @@ def publish_snapshot(corpus_dir: Path, previous: Snapshot | None, increment: Inc
     snapshots.mkdir(parents=True, exist_ok=True)
     for stale in snapshots.glob(".*.inprogress"):  # a publish killed half way (the lock rules out a live one)
         shutil.rmtree(stale)
-    name = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{increment.run_id}"
+    name = f"{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}-{increment.run_id}"
     work = snapshots / f".{name}.inprogress"
     increments, processed = [], set()
     if previous is not None:

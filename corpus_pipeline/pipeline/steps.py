@@ -110,6 +110,46 @@ def tokenize(ctx: RunContext) -> StepOutcome:
     return StepOutcome.of_stage(result)
 
 
+def train_model(ctx: RunContext) -> StepOutcome:
+    """A model trained on the run's shards (pipeline.train_config): the proof that the corpus trains.
+    Reused when an earlier attempt finished on the same shards; resumed from its checkpoint when it
+    was interrupted."""
+    settings = ctx.config.pipeline
+    if settings.train_config is None:
+        return StepOutcome("not needed", notes={"why": "no pipeline.train_config"})
+    from corpus_pipeline.train.checkpoint import CHECKPOINT_FILE
+    from corpus_pipeline.train.config import load_train_config
+    from corpus_pipeline.train.distributed import setup_distributed
+    from corpus_pipeline.train.train import finished_run, train
+
+    config = load_train_config(settings.train_config, settings.train_overrides)
+    out = ctx.run_dir / f"train_{config.preset}"
+    ctx.model = out
+    done = finished_run(out, ctx.tokens, config)
+    if done is not None:
+        return StepOutcome("reused", out, notes={"val_loss": done["val_loss"], "steps": done["step"]})
+    result = train(ctx.tokens, out, config, setup_distributed(config.device), resume=(out / CHECKPOINT_FILE).exists())
+    return StepOutcome(
+        "ran",
+        out,
+        notes={
+            "val_loss": result.val_loss,
+            "steps": result.step,
+            "tokens": result.tokens_seen,
+            "parameters": result.parameters,
+        },
+    )
+
+
+def report(ctx: RunContext) -> StepOutcome:
+    """The HTML report, also (above all) when a gate failed: it says why."""
+    from corpus_pipeline.report import write_report
+
+    result = write_report(ctx.run_dir, ctx.config, ctx.plan.previous_run)
+    alerts = [f"{check.name}: {check.detail}" for check in result.figures.alerts]
+    return StepOutcome("ran", result.path, notes={"drift_alerts": alerts})
+
+
 STEPS: tuple[Step, ...] = (
     Step("crawl", crawl),
     Step("extract", extract),
@@ -121,4 +161,6 @@ STEPS: tuple[Step, ...] = (
     Step("gates", gates),
     Step("train-tokenizer", train_tokenizer, needs_passing_gates=True),
     Step("tokenize", tokenize, needs_passing_gates=True),
+    Step("train", train_model, needs_passing_gates=True),
+    Step("report", report),
 )

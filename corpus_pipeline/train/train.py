@@ -21,6 +21,7 @@ from torch.distributed.checkpoint.state_dict import StateDictOptions, get_state_
 from torch.nn.parallel import DistributedDataParallel
 
 from corpus_pipeline.train.checkpoint import (
+    CHECKPOINT_FILE,
     check_model_shape,
     load_checkpoint,
     restore_rng_states,
@@ -297,6 +298,17 @@ class Trainer:
 
     def _request_stop(self, signum, frame) -> None:
         self.stop_requested = True
+
+
+def finished_run(out_dir: Path, shards_dir: Path, config: TrainConfig) -> dict | None:
+    """The summary of a run in `out_dir` that already finished `config` on these shards, else None."""
+    summary_path, checkpoint = Path(out_dir) / RUN_FILE, Path(out_dir) / CHECKPOINT_FILE
+    if not (summary_path.exists() and checkpoint.exists()):
+        return None
+    summary = json.loads(summary_path.read_text())
+    state = load_checkpoint(Path(out_dir))
+    same = state["config"] == config.model_dump() and state["manifest_sha256"] == manifest_sha256(shards_dir)
+    return summary if same and not summary["interrupted"] and summary["step"] >= config.max_steps else None
 
 
 def train(

@@ -13,7 +13,7 @@ from train_fixtures import tiny_config
 from corpus_pipeline.train.checkpoint import load_checkpoint
 from corpus_pipeline.train.distributed import setup_distributed
 from corpus_pipeline.train.monitor import read_metrics
-from corpus_pipeline.train.train import Trainer, train
+from corpus_pipeline.train.train import Trainer, finished_run, train
 
 shards_dir = train_fixtures.shards_dir
 tokenizer_file = train_fixtures.tokenizer_file
@@ -92,3 +92,11 @@ def test_bf16_autocast_checkpointing_and_experts_train_together(shards_dir, tmp_
     curve = losses(tmp_path)
     assert sorted(curve) == [1, 2, 3] and all(5.0 < loss < 8.0 for loss in curve.values())
     assert result.val_loss is not None and result.tokens_seen == 3 * 2 * 8 * 64
+
+
+def test_a_finished_run_is_recognised_only_for_its_config_and_shards(shards_dir, tmp_path):
+    config = tiny_config("max_steps=2", "eval_every=2")
+    train(shards_dir, tmp_path, config, setup_distributed("cpu"))
+    assert finished_run(tmp_path, shards_dir, config)["step"] == 2
+    assert finished_run(tmp_path, shards_dir, tiny_config("max_steps=3", "eval_every=2")) is None
+    assert finished_run(tmp_path / "elsewhere", shards_dir, config) is None

@@ -23,13 +23,32 @@ def test_the_corpus_that_matches_the_held_out_text_wins(tokenizer_file, tmp_path
     english = make_shards(tmp_path / "a", real_documents(english=200, chinese=0), tokenizer_file)
     chinese = make_shards(tmp_path / "b", real_documents(english=0, chinese=200), tokenizer_file)
     held_out = make_shards(tmp_path / "eval", real_documents(english=0, chinese=260)[200:], tokenizer_file)
-    overrides = ["model.seq_len=64", "tensorboard=false", "max_steps=40", "micro_batch_size=16", "lr=1e-2",
-                 "eval_every=1000", "log_every=20"]
+    overrides = [
+        "model.seq_len=64",
+        "tensorboard=false",
+        "max_steps=40",
+        "micro_batch_size=16",
+        "lr=1e-2",
+        "eval_every=1000",
+        "log_every=20",
+    ]
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        code = main(["ablate", "--a", str(english), "--b", str(chinese), "--eval", str(held_out),
-                     "--out", str(tmp_path / "ablation"), *[a for o in overrides for a in ("--set", o)]])
+        code = main(
+            [
+                "ablate",
+                "--a",
+                str(english),
+                "--b",
+                str(chinese),
+                "--eval",
+                str(held_out),
+                "--out",
+                str(tmp_path / "ablation"),
+                *[a for o in overrides for a in ("--set", o)],
+            ]
+        )
     finally:
         torch.set_num_threads(threads)
     assert code == 0
@@ -46,7 +65,20 @@ def test_shards_of_another_tokenizer_are_refused(tokenizer_file, tmp_path, capsy
     foreign = other / "tokenizer.json"
     foreign.write_text(tokenizer_file.read_text(encoding="utf-8").replace('"<|pad|>"', '"<|padding|>"'))
     foreign_shards = make_shards(other, real_documents(english=20, chinese=20), foreign)
-    code = main(["ablate", "--a", str(shards), "--b", str(foreign_shards), "--eval", str(shards),
-                 "--out", str(tmp_path / "out"), "--set", "model.seq_len=64"])
+    code = main(
+        [
+            "ablate",
+            "--a",
+            str(shards),
+            "--b",
+            str(foreign_shards),
+            "--eval",
+            str(shards),
+            "--out",
+            str(tmp_path / "out"),
+            "--set",
+            "model.seq_len=64",
+        ]
+    )
     assert code == 1
     assert "another tokenizer" in capsys.readouterr().err

@@ -19,5 +19,11 @@ def run_summary(result: PipelineResult) -> str:
         lines.append("GATE FAILED: " + "; ".join(result.outcomes["gates"].notes["failed"]))
     if result.context.tokens is not None:
         lines.append(f"token shards: {result.context.tokens}")
+    training = result.outcomes.get("train")
+    if training is not None and training.output is not None:
+        lines.append(f"model:        {training.output} (validation loss {training.notes['val_loss']:.3f})")
     lines.append(f"run record:   {result.record.path}")
+    report = result.outcomes.get("report")
+    if report is not None and report.output is not None:
+        lines.append(f"report:       open {report.output.resolve().as_uri()}")
     return "\n".join(lines)

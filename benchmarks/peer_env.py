@@ -90,10 +90,10 @@ def ensure_peer_env(log=print) -> Path:
     return peer_python()
 
 
-def run_peer(args: list[str], timeout: float = 1800) -> dict:
-    """Run peer_datatrove.py with `args` in the peer venv; its last stdout line is the JSON result."""
+def run_peer(args: list[str], timeout: float = 1800, script: Path = PEER_SCRIPT) -> dict:
+    """Run `script` (peer_datatrove.py) with `args` in the peer venv; its last stdout line is the JSON result."""
     done = subprocess.run(
-        [str(peer_python()), str(PEER_SCRIPT), *args],
+        [str(peer_python()), str(script), *args],
         capture_output=True,
         text=True,
         env=peer_environment(),
@@ -102,7 +102,7 @@ def run_peer(args: list[str], timeout: float = 1800) -> dict:
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
         tail = "\n".join(done.stderr.strip().splitlines()[-8:])
-        raise PeerEnvError(f"peer_datatrove.py {args[0]} failed (exit {done.returncode}):\n{tail}")
+        raise PeerEnvError(f"{script.name} {args[0]} failed (exit {done.returncode}):\n{tail}")
     return json.loads(lines[-1])
 
 

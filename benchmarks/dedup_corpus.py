@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpus_pipeline import __version__
+from corpus_pipeline.dedup import plant
 from corpus_pipeline.dedup.plant import edited_copy
 from corpus_pipeline.dedup.shingles import normalize_for_hashing, uses_characters
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
@@ -99,9 +100,12 @@ class DedupCorpus:
         self.seed = seed
 
     def identity(self, count: int) -> str:
-        """What the documents depend on: their _SUCCESS fingerprint."""
-        payload = [__version__, count, self.seed, PLANTED_SHARE, SOURCE_WINDOW, len(self.real), len(self.units)]
-        return hashlib.sha256(json.dumps(payload).encode()).hexdigest()
+        """Their _SUCCESS fingerprint: what the documents depend on (this generator's code and the
+        edits' code included, so a changed generator never reuses old inputs)."""
+        digest = hashlib.sha256(json.dumps([__version__, count, self.seed, len(self.real)]).encode())
+        for code in (Path(__file__), Path(plant.__file__)):
+            digest.update(code.read_bytes())
+        return digest.hexdigest()
 
     def documents(self, count: int) -> Iterator[Generated]:
         rng = random.Random(self.seed)

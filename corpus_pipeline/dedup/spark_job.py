@@ -22,6 +22,7 @@ from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates
 from corpus_pipeline.dedup.index import index_identity, read_index
 from corpus_pipeline.dedup.keep_rule import keep_order
 from corpus_pipeline.dedup.paragraph_job import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED, remove_repeated_paragraphs
+from corpus_pipeline.dedup.repeats import row_order, split_repeats
 from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.runner import StageResult
@@ -121,7 +122,7 @@ def _write_parts(frame: DataFrame, schema: pa.Schema, work: Path, parts: int) ->
             done = _write_task(batches, schema, Path(work_dir), task_id)
         yield pa.RecordBatch.from_pylist([{"task_id": task_id, "docs_in": done.docs_in}])
 
-    ordered = frame.repartition(parts, "id").sortWithinPartitions("id")
+    ordered = frame.repartition(parts, "id").sortWithinPartitions(*row_order(frame.columns))
     ordered.mapInArrow(write, _TASK_RESULT_SCHEMA).collect()
 
 
@@ -165,6 +166,14 @@ def run_dedup(
         docs = spark.read.schema(spark_schema(input_schema)).parquet(*[str(p) for p in parts])
         docs = docs.drop(*[f.name for f in CLUSTER_FIELDS if f.name in docs.columns])
         index = read_index(index_dir, config.dedup, spark) if index_dir is not None else None
-        decided = _clustered(*dedup_decisions(docs, config, index))
+        docs, repeats = split_repeats(docs)
+        repeats = repeats.select(
+            "*",
+            F.lit("exact_duplicate").alias(_REASON),
+            F.col("id").alias(_KEPT),
+            F.col("id").alias("dup_cluster_id"),
+            F.lit(None).cast("long").alias("dup_cluster_size"),
+        )
+        decided = _clustered(*dedup_decisions(docs, config, index)).unionByName(repeats, allowMissingColumns=True)
         _write_parts(decided, output_schema, work, config.dedup.output_parts or len(parts))
     return StageResult(output, stage_dir.finish(STAGE_NAME, time.perf_counter() - started), skipped=False)

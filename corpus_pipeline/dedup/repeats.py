@@ -1,0 +1,28 @@
+"""Rows that repeat a document id: one page in two WARC files of a run (a recrawl, two overlapping
+crawls, a file given twice). The id is the canonical URL plus the text's digest, so such rows are
+the same document, and every method and the clustering key on id: left in, they multiplied each
+other in the joins (a run read 62 documents and wrote 68). The earliest fetch stays (then the
+smaller file path and offset: a total order); the other rows are exact duplicates of it."""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+# After id, these columns tell the rows of one document apart (file_path + warc_offset is one record).
+REPEAT_ORDER = ("date", "file_path", "warc_offset")
+_RANK = "_repeat_rank"
+
+
+def row_order(columns: list[str]) -> list[str]:
+    """id, then the columns that order a document's repeated rows: for sorting output files."""
+    return ["id", *(column for column in REPEAT_ORDER if column in columns)]
+
+
+def split_repeats(docs: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """(one row per id, the repeated rows)."""
+    order = [F.col(column).asc_nulls_last() for column in row_order(docs.columns)[1:]]
+    if not order:  # nothing tells the rows apart: they are identical, keep any one
+        order = [F.lit(0)]
+    ranked = docs.withColumn(_RANK, F.row_number().over(Window.partitionBy("id").orderBy(*order)))
+    return ranked.filter(F.col(_RANK) == 1).drop(_RANK), ranked.filter(F.col(_RANK) > 1).drop(_RANK)

@@ -63,15 +63,16 @@ class DedupReport:
         return {"documents": self.documents, "methods": [s.to_dict() for s in self.scores]}
 
     def format_table(self) -> str:
+        width = max([16, *(len(score.method) + 2 for score in self.scores)])  # a chain's name is long
         lines = [
             f"{self.documents} documents",
-            f"{'method':<16}{'precision':>10}{'recall':>8}{'f1':>8}  recall by true Jaccard",
+            f"{'method':<{width}}{'precision':>10}{'recall':>8}{'f1':>8}  recall by true Jaccard",
         ]
         for score in self.scores:
             data = score.to_dict()
             bins = " ".join(f"{b}:{v['recall']}({v['planted']})" for b, v in data["recall_by_true_jaccard"].items())
             lines.append(
-                f"{data['method']:<16}{data['precision']:>10.4f}{data['recall']:>8.4f}{data['f1']:>8.4f}  {bins}"
+                f"{data['method']:<{width}}{data['precision']:>10.4f}{data['recall']:>8.4f}{data['f1']:>8.4f}  {bins}"
             )
         return "\n".join(lines)
 

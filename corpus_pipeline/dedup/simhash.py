@@ -26,10 +26,6 @@ CHUNK_DOCUMENTS = 1024
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.int64)
 
 
-def shingle_hash64(shingle: str) -> int:
-    return xxhash.xxh3_64_intdigest(shingle.encode())
-
-
 def _bit_counts(hashes: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """(shingle hashes of several documents in order, shingles per document) -> (documents, 64)
     counts of the shingles with bit j set.
@@ -69,7 +65,7 @@ def simhashes(shingle_sets: Sequence[set[str]]) -> np.ndarray:
         chosen = np.array([i for i in range(first, end) if sizes[i]], dtype=np.int64)
         if not len(chosen):
             continue
-        # map() over str.encode: 1.5x faster than a generator calling shingle_hash64 (1.2M shingles
+        # map() over str.encode: 1.5x faster than a generator calling a hash function (1.2M shingles
         # of web_docs.jsonl in 0.75 s instead of 1.15 s). Strict UTF-8 is safe: the text comes from
         # Arrow strings, which are valid UTF-8, so it holds no lone surrogates.
         members = itertools.chain.from_iterable(shingle_sets[i] for i in chosen)

@@ -65,6 +65,8 @@ __all__ = [
     "TrainTokenizerConfig",
     "apply_override",
     "load_config",
+    "read_raw_config",
+    "validate_config",
 ]
 
 
@@ -104,7 +106,8 @@ def apply_override(raw: dict, assignment: str) -> None:
     node[leaf] = yaml.safe_load(value)
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> PipelineConfig:
+def read_raw_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> dict:
+    """The YAML mapping at `path` (empty without one) with `overrides` applied, not yet validated."""
     raw: dict = {}
     if path is not None:
         text = Path(path).read_text(encoding="utf-8")
@@ -113,8 +116,17 @@ def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str
             raise ConfigError(f"{path}: expected a mapping at the top level")
     for assignment in overrides:
         apply_override(raw, assignment)
+    return raw
+
+
+def validate_config(raw: dict, model: type[Strict], source: str | Path | None = None):
+    """`raw` as `model`, or a ConfigError naming every offending key."""
     try:
-        return PipelineConfig.model_validate(raw)
+        return model.model_validate(raw)
     except ValidationError as error:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
-        raise ConfigError(f"invalid config{f' {path}' if path else ''}: {problems}") from None
+        raise ConfigError(f"invalid config{f' {source}' if source else ''}: {problems}") from None
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> PipelineConfig:
+    return validate_config(read_raw_config(path, overrides), PipelineConfig, path)

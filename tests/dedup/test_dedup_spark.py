@@ -7,11 +7,11 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
+from dedup_runs import dedup_at_partitionings
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.components import connected_components
 from corpus_pipeline.dedup.spark_job import run_dedup
-from corpus_pipeline.dedup.staging import write_documents_stage
 
 pytestmark = pytest.mark.spark
 
@@ -64,15 +64,7 @@ def test_connected_components_labels_every_node_with_its_smallest_id(spark):
 def test_dedup_keeps_contracts_and_its_bytes_do_not_depend_on_partitioning(spark, tmp_path):
     docs, expected = _corpus()
     config = PipelineConfig.model_validate({"dedup": {"output_parts": 3, "methods": ["url", "exact", "minhash"]}})
-    outputs = []
-    previous = spark.conf.get("spark.sql.shuffle.partitions")
-    try:
-        for parts in (4, 13):
-            spark.conf.set("spark.sql.shuffle.partitions", str(parts))
-            source = write_documents_stage(docs, tmp_path / f"in{parts}", parts=parts)
-            outputs.append(run_dedup(source, tmp_path / f"out{parts}", config, spark).output)
-    finally:
-        spark.conf.set("spark.sql.shuffle.partitions", previous)
+    outputs = dedup_at_partitionings(spark, docs, config, tmp_path)
     out = outputs[0]
     assert sorted(p.name for p in out.glob("part-*.parquet")) == [f"part-0000{i}.parquet" for i in range(3)]
     stats = json.loads((out / "_stats.json").read_text())

@@ -8,11 +8,10 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
+from dedup_runs import dedup_at_partitionings
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.shingles import document_shingles, jaccard
-from corpus_pipeline.dedup.spark_job import run_dedup
-from corpus_pipeline.dedup.staging import write_documents_stage
 
 pytestmark = pytest.mark.spark
 
@@ -66,15 +65,7 @@ def test_paragraphs_in_five_documents_are_removed_after_exact_and_before_minhash
     m1, m2 = (document_shingles(by_id[name]["text"], "en", 5, 5) for name in ("m1", "m2"))
     assert jaccard(m1, m2) > 0.8  # MinHash would call them copies if the navigation stayed
     config = PipelineConfig.model_validate({"dedup": {"output_parts": 2, "methods": ["exact", "paragraph", "minhash"]}})
-    outputs = []
-    previous = spark.conf.get("spark.sql.shuffle.partitions")
-    try:
-        for parts in (4, 13):
-            spark.conf.set("spark.sql.shuffle.partitions", str(parts))
-            source = write_documents_stage(docs, tmp_path / f"in{parts}", parts=parts)
-            outputs.append(run_dedup(source, tmp_path / f"out{parts}", config, spark).output)
-    finally:
-        spark.conf.set("spark.sql.shuffle.partitions", previous)
+    outputs = dedup_at_partitionings(spark, docs, config, tmp_path)
     out = outputs[0]
     rejected = {row["id"]: row for row in _read(out, "_rejected/reason=*/*.parquet")}
     assert {i: r["reject_detail"] for i, r in rejected.items() if i == "x000"} == {"x000": "e000"}

@@ -9,14 +9,13 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
+from dedup_runs import dedup_at_partitionings
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.config.filtering import SimhashConfig
 from corpus_pipeline.dedup.shingles import document_shingles
 from corpus_pipeline.dedup.simhash import hamming_distance, simhash
 from corpus_pipeline.dedup.simhash_decisions import verified_pairs
-from corpus_pipeline.dedup.spark_job import run_dedup
-from corpus_pipeline.dedup.staging import write_documents_stage
 
 pytestmark = pytest.mark.spark
 
@@ -104,15 +103,7 @@ def test_simhash_stage_drops_copies_within_k_bits_whatever_the_partitioning(spar
     copies = sum(doc["id"][0] in "nc" for doc in docs)
     assert 10 <= len(simhash_drops) < copies  # some copies are near enough, some are not
     config = PipelineConfig.model_validate({"dedup": {"output_parts": 3, "methods": ["exact", "simhash"]}})
-    outputs = []
-    previous = spark.conf.get("spark.sql.shuffle.partitions")
-    try:
-        for parts in (4, 13):
-            spark.conf.set("spark.sql.shuffle.partitions", str(parts))
-            source = write_documents_stage(docs, tmp_path / f"in{parts}", parts=parts)
-            outputs.append(run_dedup(source, tmp_path / f"out{parts}", config, spark).output)
-    finally:
-        spark.conf.set("spark.sql.shuffle.partitions", previous)
+    outputs = dedup_at_partitionings(spark, docs, config, tmp_path)
     out = outputs[0]
     stats = json.loads((out / "_stats.json").read_text())
     assert stats["dropped"] == {"exact_duplicate": len(exact_drops), "simhash_duplicate": len(simhash_drops)}

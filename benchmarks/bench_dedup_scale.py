@@ -6,9 +6,10 @@ and the Python workers, and how time grows from one size to the next (linear: 10
 Each size runs in a fresh child process (its own JVM, so one size's peak is not the previous one's),
 watched by this one: memory sampled every 0.5 s (process_memory.py), Spark's event log kept so the
 signature job and the write job can be told apart, and the child stopped after --timeout-s, in which
-case the run says how far it got (the running stage's tasks done) and extrapolates from there.
-Inputs are generated once into --work and reused by later runs (1M documents: ~5.3 GB of text,
-~2 GB of Parquet, written in streamed parts).
+case the run says how far it got (the running stage's tasks done) and how long that stage would
+take at the pace of its finished tasks.
+Inputs are generated once into --work and reused by later runs (1M documents: 5.3 GB of text,
+4.3 GB of Parquet in 20 parts, written streaming; ~11 minutes to generate).
 
     python benchmarks/bench_dedup_scale.py --work /tmp/dedup-scale [--sizes 10000,100000,1000000]
 """
@@ -16,6 +17,7 @@ Inputs are generated once into --work and reused by later runs (1M documents: ~5
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -30,7 +32,7 @@ from pathlib import Path
 from common import RESULTS, machine
 from cpu_monitor import CpuMonitor
 from dedup_corpus import DedupCorpus, write_stage
-from process_memory import TreeMemorySampler
+from process_memory import TreeMemorySampler, process_tree
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.stage_dir import SUCCESS
@@ -113,6 +115,7 @@ def event_log_summary(folder: Path) -> dict:
     jobs: dict[int, dict] = {}
     stages: dict[int, dict] = {}
     stage_job: dict[int, int] = {}
+    last_task_end = 0  # ms
     for line in lines:
         try:
             event = json.loads(line)
@@ -127,9 +130,15 @@ def event_log_summary(folder: Path) -> dict:
             jobs[event["Job ID"]]["end"] = event["Completion Time"]
         elif kind == "SparkListenerStageSubmitted":
             info = event["Stage Info"]
-            stages[info["Stage ID"]] = {"name": info["Stage Name"], "tasks": info["Number of Tasks"], "done": 0}
+            stages[info["Stage ID"]] = {
+                "name": info["Stage Name"],
+                "tasks": info["Number of Tasks"],
+                "done": 0,
+                "start": info.get("Submission Time"),
+            }
         elif kind == "SparkListenerTaskEnd" and event["Stage ID"] in stages:
             stages[event["Stage ID"]]["done"] += event["Task End Reason"]["Reason"] == "Success"
+            last_task_end = max(last_task_end, event.get("Task Info", {}).get("Finish Time", 0))
         elif kind == "SparkListenerStageCompleted" and "Failure Reason" not in event["Stage Info"]:
             stages[event["Stage Info"]["Stage ID"]]["end"] = event["Stage Info"].get("Completion Time")
 
@@ -140,19 +149,26 @@ def event_log_summary(folder: Path) -> dict:
     checkpoints = [j for j in finished if any(n.startswith("localCheckpoint") for n in j["stages"])]
     phases = {}
     if checkpoints and finished[-1] is not checkpoints[-1]:
-        # The stage's first job is the signatures' localCheckpoint; its decisions end with a
+        # The signatures are the stage's first localCheckpoint; its decisions end with a
         # localCheckpoint per method; the jobs after that (clusters joined to the documents,
         # repartition, Parquet parts: adaptive execution runs each shuffle as its own job) write.
         phases = {
+            # jobs before the signatures: the shuffle by id that sets aside rows repeating an id
+            "before_signatures_s": (checkpoints[0]["start"] - finished[0]["start"]) / 1000,
             "signatures_s": seconds(checkpoints[0]),
             "decisions_s": (checkpoints[-1]["end"] - checkpoints[0]["end"]) / 1000,
             "write_s": (finished[-1]["end"] - checkpoints[-1]["end"]) / 1000,
         }
-    running = [
-        {"stage": sid, "name": s["name"], "tasks_done": s["done"], "tasks": s["tasks"], "job": stage_job.get(sid)}
-        for sid, s in sorted(stages.items())
-        if s.get("end") is None
-    ]
+    running = []
+    for sid, stage in sorted(stages.items()):
+        if stage.get("end") is None:
+            entry = {"stage": sid, "name": stage["name"], "tasks_done": stage["done"], "tasks": stage["tasks"]}
+            entry["job"] = stage_job.get(sid)
+            if stage["done"] and stage["start"] and last_task_end > stage["start"]:
+                # tasks of one stage are alike (equal input splits): the rest take as long again
+                entry["elapsed_s"] = (last_task_end - stage["start"]) / 1000
+                entry["projected_s"] = entry["elapsed_s"] * stage["tasks"] / stage["done"]
+            running.append(entry)
     return {
         "jobs": len(jobs),
         "jobs_done": len(finished),
@@ -163,6 +179,23 @@ def event_log_summary(folder: Path) -> dict:
         "between_jobs_s": round(sum(max(0, b["start"] - a["end"]) for a, b in pairwise(finished)) / 1000, 2),
         "running_at_end": running,
     }
+
+
+def stop(child: subprocess.Popen, grace_s: float = 60) -> None:
+    """SIGTERM to the child and every descendant (Spark's Python daemon runs in a process group of
+    its own), so the JVM's shutdown hook closes the event log; SIGKILL to what is left after grace_s."""
+    pids = process_tree(child.pid)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + grace_s
+        while child.poll() is None or any(Path(f"/proc/{pid}").exists() for pid in pids - {child.pid}):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        else:
+            return
 
 
 def run_size(count: int, input_dir: Path, work: Path, args) -> dict:
@@ -184,9 +217,7 @@ def run_size(count: int, input_dir: Path, work: Path, args) -> dict:
             result.update(json.loads(stdout.strip().splitlines()[-1]) if child.returncode == 0 else {})
             result["exit"] = child.returncode
         except subprocess.TimeoutExpired:
-            # SIGTERM to the whole group: the JVM's shutdown hook stops Spark and closes the event log.
-            os.killpg(child.pid, signal.SIGTERM)
-            child.wait(timeout=120)
+            stop(child)
             result["stopped_after_s"] = args.timeout_s
     stderr.close()
     if result.get("exit", 0) != 0:
@@ -194,7 +225,7 @@ def run_size(count: int, input_dir: Path, work: Path, args) -> dict:
     result["wall_s"] = time.perf_counter() - started
     result["memory"] = sampler.peaks.to_dict()
     result["spark"] = event_log_summary(event_log)
-    shutil.rmtree(output, ignore_errors=True)  # 1M documents of output: ~2 GB
+    shutil.rmtree(output, ignore_errors=True)  # 1M documents of output: gigabytes
     return result
 
 
@@ -232,6 +263,7 @@ def describe(result: dict) -> str:
         )
     running = "; ".join(
         f"stage {s['stage']} ({s['name']}) {s['tasks_done']}/{s['tasks']} tasks"
+        + (f" in {s['elapsed_s']:,.0f} s: all {s['tasks']} in ~{s['projected_s']:,.0f} s" if "projected_s" in s else "")
         for s in spark.get("running_at_end", [])
     )
     why = (

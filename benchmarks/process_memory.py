@@ -60,7 +60,8 @@ def _kind(pid: int, root: int, command: list[str]) -> str:
     return "other"
 
 
-def _tree(root: int) -> set[int]:
+def process_tree(root: int) -> set[int]:
+    """`root` and all its descendants, living now."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -119,7 +120,7 @@ class TreeMemorySampler:
     def sample(self) -> None:
         rss, pss = dict.fromkeys(KINDS, 0), dict.fromkeys(KINDS, 0)
         workers = 0
-        for pid in _tree(self.root):
+        for pid in process_tree(self.root):
             command = _command(pid)
             kind = _kind(pid, self.root, command)
             if kind == "driver_jvm":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -13,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from bench_dedup_scale import event_log_summary  # noqa: E402
+from bench_dedup_scale import event_log_summary, stop  # noqa: E402
 from dedup_accuracy import datatrove_representatives  # noqa: E402
 from dedup_corpus import DedupCorpus, write_stage  # noqa: E402
 from process_memory import TreeMemorySampler  # noqa: E402
@@ -104,25 +105,29 @@ def _job(job_id: int, stage_id: int, name: str, start: int, end: int | None, tas
 
 
 def test_event_log_splits_the_stage_into_signatures_decisions_and_writing(tmp_path):
+    shuffle = "$anonfun$withThreadLocalCaptured$1 at CompletableFuture.java:1768"  # an adaptive shuffle job
     events = (
-        _job(0, 0, "localCheckpoint at NativeMethodAccessorImpl.java:0", 0, 10_000)
-        + _job(1, 1, "$anonfun$withThreadLocalCaptured$1 at CompletableFuture.java:1768", 10_500, 12_000)
-        + _job(2, 2, "localCheckpoint at NativeMethodAccessorImpl.java:0", 12_000, 15_000)
-        + _job(3, 3, "collect at spark_job.py:125", 16_000, 20_000)
+        _job(0, 0, shuffle, 0, 2_000)
+        + _job(1, 1, "localCheckpoint at NativeMethodAccessorImpl.java:0", 2_000, 10_000)
+        + _job(2, 2, shuffle, 10_500, 12_000)
+        + _job(3, 3, "localCheckpoint at NativeMethodAccessorImpl.java:0", 12_000, 15_000)
+        + _job(4, 4, "collect at spark_job.py:125", 16_000, 20_000)
     )
     folder = tmp_path / "eventlog_v2_local-1"
     folder.mkdir()
     (folder / "events_1_local-1").write_text("\n".join(map(json.dumps, events)) + "\n")
     summary = event_log_summary(tmp_path)
-    assert summary["phases"] == {"signatures_s": 10.0, "decisions_s": 5.0, "write_s": 5.0}
-    assert summary["job_s"] == [10.0, 1.5, 3.0, 4.0]
+    assert summary["phases"] == {"before_signatures_s": 2.0, "signatures_s": 8.0, "decisions_s": 5.0, "write_s": 5.0}
+    assert summary["job_s"] == [2.0, 8.0, 1.5, 3.0, 4.0]
     assert summary["between_jobs_s"] == 1.5
     assert summary["running_at_end"] == []
 
 
 def test_event_log_of_a_stopped_run_names_the_running_stage_and_its_finished_tasks(tmp_path):
     running = _job(0, 0, "localCheckpoint at NativeMethodAccessorImpl.java:0", 0, None, tasks=20)
-    running += [{"Event": "SparkListenerTaskEnd", "Stage ID": 0, "Task End Reason": {"Reason": "Success"}}] * 3
+    running[1]["Stage Info"]["Submission Time"] = 1_000
+    success = {"Event": "SparkListenerTaskEnd", "Stage ID": 0, "Task End Reason": {"Reason": "Success"}}
+    running += [{**success, "Task Info": {"Finish Time": ms}} for ms in (20_000, 40_000, 61_000)]
     running += [{"Event": "SparkListenerTaskEnd", "Stage ID": 0, "Task End Reason": {"Reason": "TaskKilled"}}]
     folder = tmp_path / "app"
     folder.mkdir()
@@ -136,6 +141,8 @@ def test_event_log_of_a_stopped_run_names_the_running_stage_and_its_finished_tas
             "tasks_done": 3,
             "tasks": 20,
             "job": 0,
+            "elapsed_s": 60.0,  # 3 of 20 tasks in the first 60 s of the stage
+            "projected_s": 400.0,
         }
     ]
 
@@ -149,3 +156,19 @@ def test_memory_sampler_sees_a_child_holding_200_mb():
     assert peaks.hwm_mb["driver_python"] >= 200
     assert peaks.rss_mb["driver_python"] >= 200 and peaks.tree_rss_mb >= peaks.rss_mb["driver_python"]
     assert peaks.rss_mb["driver_jvm"] == 0
+
+
+def test_stop_ends_the_child_and_a_grandchild_in_a_session_of_its_own(tmp_path):
+    pid_file = tmp_path / "grandchild.pid"
+    script = (
+        "import subprocess, sys, time; "
+        "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True); "
+        f"open({str(pid_file)!r}, 'w').write(str(g.pid)); time.sleep(60)"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    while not pid_file.exists() or not pid_file.read_text():
+        time.sleep(0.05)
+    grandchild = int(pid_file.read_text())
+    stop(child, grace_s=5)
+    assert child.poll() is not None
+    assert not Path(f"/proc/{grandchild}").exists() or "Z" in Path(f"/proc/{grandchild}/stat").read_text().split()[2]

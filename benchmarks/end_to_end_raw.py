@@ -106,8 +106,8 @@ def dedup_costs(run_dir: Path, config: PipelineConfig) -> list[RawCost]:
     """Shingles (the project's: word 5-grams, CJK character 5-grams), then datasketch MinHash of
     them and a MinHashLSH insert + query of every document at the stage's threshold and weights."""
     from datasketch import MinHash, MinHashLSH
+    from xxhash import xxh32_intdigest
 
-    from corpus_pipeline.dedup.minhash import shingle_hash
     from corpus_pipeline.dedup.shingles import document_shingles
 
     settings = config.dedup
@@ -126,8 +126,8 @@ def dedup_costs(run_dir: Path, config: PipelineConfig) -> list[RawCost]:
         weights = (settings.false_positive_weight, settings.false_negative_weight)
         lsh = MinHashLSH(threshold=settings.threshold, num_perm=settings.num_perm, weights=weights)
         for index, doc_shingles in enumerate(shingled):
-            minhash = MinHash(settings.num_perm, settings.seed, hashfunc=shingle_hash, scheme="legacy")
-            minhash.update_batch(list(doc_shingles))
+            minhash = MinHash(settings.num_perm, settings.seed, hashfunc=xxh32_intdigest, scheme="legacy")
+            minhash.update_batch([shingle.encode() for shingle in doc_shingles])
             lsh.query(minhash)
             lsh.insert(index, minhash)
 

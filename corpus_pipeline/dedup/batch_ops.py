@@ -6,10 +6,11 @@ import numpy as np
 import pyarrow as pa
 
 from corpus_pipeline.config import DedupConfig
-from corpus_pipeline.dedup.exact import exact_hash
+from corpus_pipeline.dedup.exact import normalized_hash
 from corpus_pipeline.dedup.lsh import band_keys
-from corpus_pipeline.dedup.minhash import estimated_jaccard, signature
-from corpus_pipeline.dedup.shingles import document_shingles
+from corpus_pipeline.dedup.minhash import estimated_jaccard, minhash_values, signature
+from corpus_pipeline.dedup.shingle_hashes import shingle_hashes
+from corpus_pipeline.dedup.shingles import normalize_for_hashing, uses_characters
 from corpus_pipeline.dedup.simhash import simhashes, to_signed
 from corpus_pipeline.urls import canonical_url
 
@@ -31,21 +32,24 @@ def signature_batch(batch: pa.RecordBatch, config: DedupConfig, with_simhash: bo
     and simhash are null for a text with no shingles (only punctuation, say), which only the exact
     method can match, and simhash is null without `with_simhash` (a run that does not use it)."""
     ids, urls, texts, languages = (batch.column(name).to_pylist() for name in ("id", "url", "text", "language"))
-    hashes, signatures, shingle_sets = [], [], []
+    exact_hashes, signatures, shingle_sets = [], [], []
     for text, language in zip(texts, languages, strict=True):
-        hashes.append(exact_hash(text))
-        shingles = document_shingles(text, language, config.word_ngram, config.char_ngram)
-        signatures.append(signature(shingles, config.num_perm, config.seed).tobytes() if shingles else None)
-        shingle_sets.append(shingles)
+        normalized = normalize_for_hashing(text)
+        exact_hashes.append(normalized_hash(normalized))
+        by_characters = uses_characters(language, normalized)
+        hashes = shingle_hashes(normalized, by_characters, config.word_ngram, config.char_ngram)
+        values = minhash_values(hashes)
+        signatures.append(signature(values, config.num_perm, config.seed).tobytes() if len(hashes) else None)
+        shingle_sets.append(hashes)
     fingerprints = pa.nulls(len(ids), pa.int64())
     if with_simhash:
         values = to_signed(simhashes(shingle_sets))
-        fingerprints = pa.array(values, pa.int64(), mask=np.array([not s for s in shingle_sets], dtype=bool))
+        fingerprints = pa.array(values, pa.int64(), mask=np.array([not len(s) for s in shingle_sets], dtype=bool))
     return pa.RecordBatch.from_arrays(
         [
             pa.array(ids, pa.string()),
             pa.array([canonical_url(url) if url else None for url in urls], pa.string()),
-            pa.array(hashes, pa.string()),
+            pa.array(exact_hashes, pa.string()),
             pa.array(signatures, pa.binary()),
             fingerprints,
         ],

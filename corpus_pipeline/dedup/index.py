@@ -27,10 +27,15 @@ from corpus_pipeline.engine.stage_dir import read_success
 INDEX_ID_PREFIX = "index:"
 PUBLISHED = "published"
 SETTINGS = "settings.json"
+# How shingles are hashed (shingle_hashes.py): an index written with another hash holds signatures
+# that cannot match this code's, so it is refused like one of other settings. The xxh32 of shingle
+# strings came before (indexes without this key).
+SHINGLE_HASH = "polynomial-fmix64"
 
 
 def index_settings(config: DedupConfig) -> dict:
-    return {key: getattr(config, key) for key in ("num_perm", "seed", "word_ngram", "char_ngram")}
+    settings = {key: getattr(config, key) for key in ("num_perm", "seed", "word_ngram", "char_ngram")}
+    return {**settings, "shingle_hash": SHINGLE_HASH}
 
 
 def _check_settings(index_dir: Path, config: DedupConfig) -> None:

@@ -1,8 +1,9 @@
 """MinHash signatures in numpy with datasketch's arithmetic (its `scheme="legacy"`), all shingles of a
 document at once: `(a * h + b) mod (2^61 - 1) & 0xffffffff`, with `a, b` drawn from
 `numpy.random.RandomState(seed)` exactly as datasketch draws them, so every executor (and datasketch
-itself, given the same hash function) computes the same signature. tests/dedup/test_minhash.py
-checks equality with datasketch.
+itself, given `shingle_hash` as its hash function) computes the same signature;
+tests/dedup/test_dedup_helpers.py checks equality with datasketch. `h` is the top 32 bits of the
+shingle's 64-bit hash (shingle_hashes.py).
 """
 
 from __future__ import annotations
@@ -10,15 +11,23 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-import xxhash
+
+from corpus_pipeline.dedup.shingle_hashes import shingle_hash64
 
 MERSENNE_PRIME = np.uint64((1 << 61) - 1)
 MAX_HASH = np.uint64((1 << 32) - 1)
+_HIGH_HALF = np.uint64(32)
 
 
 def shingle_hash(shingle: str) -> int:
-    """32-bit hash of one shingle: xxh32 is ~5x faster than datasketch's default sha1 prefix."""
-    return xxhash.xxh32_intdigest(shingle.encode("utf-8", "surrogatepass"))
+    """32-bit hash of one shingle string, the value `minhash_values` takes for it: datasketch's
+    `hashfunc` when comparing with it."""
+    return shingle_hash64(shingle) >> 32
+
+
+def minhash_values(hashes: np.ndarray) -> np.ndarray:
+    """The 32-bit values MinHash permutes, from `shingle_hashes` output."""
+    return hashes >> _HIGH_HALF
 
 
 @lru_cache(maxsize=8)
@@ -32,15 +41,19 @@ def permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return pairs[0], pairs[1]
 
 
-def signature(shingles: set[str], num_perm: int, seed: int) -> np.ndarray:
-    """uint32 signature of `num_perm` values; an empty shingle set gives all MAX_HASH, as datasketch."""
+def signature(values: np.ndarray, num_perm: int, seed: int) -> np.ndarray:
+    """uint32 signature of `num_perm` values from the shingles' 32-bit `minhash_values`; no shingles
+    give all MAX_HASH, as datasketch."""
     a, b = permutations(num_perm, seed)
-    if not shingles:
+    if not len(values):
         return np.full(num_perm, MAX_HASH, dtype=np.uint32)
-    hashes = np.fromiter((shingle_hash(s) for s in shingles), dtype=np.uint64, count=len(shingles))
-    # uint64 products wrap modulo 2^64 before the modulo, exactly as datasketch's do.
-    permuted = np.bitwise_and((hashes[:, None] * a[None, :] + b[None, :]) % MERSENNE_PRIME, MAX_HASH)
-    return permuted.min(axis=0).astype(np.uint32)
+    # uint64 products wrap modulo 2^64 before the modulo, exactly as datasketch's do. In place: one
+    # (shingles, num_perm) array instead of four, ~20% faster on 1,000 pages.
+    mixed = np.multiply.outer(values, a)
+    mixed += b
+    mixed %= MERSENNE_PRIME
+    mixed &= MAX_HASH
+    return mixed.min(axis=0).astype(np.uint32)
 
 
 def estimated_jaccard(first: np.ndarray, second: np.ndarray) -> float:

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import re
+import sys
+import unicodedata
+
 import numpy as np
 import pyarrow as pa
+import pytest
 from datasketch import MinHash
 
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import band_batch, signature_batch, similarity_batch
 from corpus_pipeline.dedup.exact import exact_hash
 from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows, candidate_probability
-from corpus_pipeline.dedup.minhash import estimated_jaccard, shingle_hash, signature
-from corpus_pipeline.dedup.shingles import document_shingles, jaccard, normalize_for_hashing, uses_characters
+from corpus_pipeline.dedup.minhash import estimated_jaccard, minhash_values, shingle_hash, signature
+from corpus_pipeline.dedup.shingle_hashes import shingle_hashes, string_hashes
+from corpus_pipeline.dedup.shingles import (
+    document_shingles,
+    jaccard,
+    normalize_for_hashing,
+    shingles,
+    uses_characters,
+)
 
 TEXT = "The quick brown fox jumps over the lazy dog, then runs into the forest and sleeps until noon."
 
@@ -35,17 +47,40 @@ def test_script_decides_when_language_is_unknown():
     assert not uses_characters("ko", "한국어 문장입니다")
 
 
-def test_signature_equals_datasketch_legacy_minhash():
-    shingles = document_shingles(TEXT, "en", 3, 5)
+def test_normalization_equals_its_per_character_definition_on_every_code_point():
+    # Punctuation and symbol categories become spaces, the rest lower-cased, whitespace collapsed.
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c < 0xE000)
+    defined = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in every.lower())
+    assert normalize_for_hashing(every) == re.sub(r"\s+", " ", defined).strip()
+
+
+CHINESE = "今天天气很好啊，我们去公园散步吧。明天也许下雨。"
+
+
+@pytest.mark.parametrize(
+    ("text", "by_characters"), [(TEXT, False), (CHINESE, True), ("short text", False), ("天气", True), ("!!!", False)]
+)
+def test_shingle_hashes_are_the_hashes_of_the_shingle_strings(text, by_characters):
+    normalized = normalize_for_hashing(text)
+    for size in (1, 3, 5):
+        expected = string_hashes(shingles(normalized, by_characters, size, size))
+        assert np.array_equal(shingle_hashes(normalized, by_characters, size, size), expected)
+
+
+@pytest.mark.parametrize(("text", "language"), [(TEXT, "en"), (CHINESE, "zh")])
+def test_signature_equals_datasketch_legacy_minhash(text, language):
     reference = MinHash(num_perm=64, seed=7, hashfunc=shingle_hash, scheme="legacy")
-    reference.update_batch(sorted(shingles))
-    assert np.array_equal(signature(shingles, 64, 7), reference.hashvalues.astype(np.uint32))
+    reference.update_batch(sorted(document_shingles(text, language, 3, 5)))
+    normalized = normalize_for_hashing(text)
+    ours = signature(minhash_values(shingle_hashes(normalized, language == "zh", 3, 5)), 64, 7)
+    assert np.array_equal(ours, reference.hashvalues.astype(np.uint32))
 
 
 def test_estimated_jaccard_tracks_true_jaccard():
     first = {f"w{i}" for i in range(400)}
     second = {f"w{i}" for i in range(100, 500)}  # true Jaccard 300/500 = 0.6
-    estimate = estimated_jaccard(signature(first, 256, 1), signature(second, 256, 1))
+    first_signature, second_signature = (signature(minhash_values(string_hashes(s)), 256, 1) for s in (first, second))
+    estimate = estimated_jaccard(first_signature, second_signature)
     assert abs(estimate - jaccard(first, second)) < 0.08
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pyarrow.parquet as pq
 import pytest
 
 from corpus_pipeline.config import DedupConfig, PipelineConfig
-from corpus_pipeline.dedup.index import publish_to_index, read_index
+from corpus_pipeline.dedup.index import SETTINGS, publish_to_index, read_index
 from corpus_pipeline.dedup.spark_job import run_dedup
 from corpus_pipeline.dedup.staging import write_documents_stage
 
@@ -42,3 +43,12 @@ def test_snapshot_b_drops_exactly_its_duplicates_of_published_a(spark, tmp_path)
     assert {row["id"]: row["reject_detail"] for row in rejected} == expected
     kept = sorted(row["id"] for part in out.glob("part-*.parquet") for row in pq.read_table(part).to_pylist())
     assert kept == sorted(doc["id"] for doc in snapshot_b[:20])
+
+
+def test_an_index_of_an_older_shingle_hash_is_refused(spark, tmp_path):
+    index_dir = tmp_path / "index"
+    index_dir.mkdir()
+    older = {"char_ngram": 5, "num_perm": 128, "seed": 1, "word_ngram": 5}  # before shingle_hash was recorded
+    (index_dir / SETTINGS).write_text(json.dumps(older), encoding="utf-8")
+    with pytest.raises(ValueError, match="built with"):
+        read_index(index_dir, DedupConfig(**older), spark)

@@ -8,10 +8,10 @@ import random
 
 import numpy as np
 import pytest
-import xxhash
 from conftest import shared_data
 
 from corpus_pipeline.dedup import simhash as simhash_module
+from corpus_pipeline.dedup.shingle_hashes import shingle_hash64, string_hashes
 from corpus_pipeline.dedup.shingles import document_shingles
 from corpus_pipeline.dedup.simhash import (
     BITS,
@@ -28,7 +28,7 @@ MASK = (1 << BITS) - 1
 
 
 def _h(shingle: str) -> int:
-    return xxhash.xxh3_64_intdigest(shingle.encode())
+    return shingle_hash64(shingle)
 
 
 def test_hamming_distance_counts_differing_bits_of_signed_and_unsigned_values():
@@ -53,8 +53,9 @@ def test_batches_split_into_chunks_give_the_same_fingerprints(monkeypatch):
     expected = [simhash(s) for s in sets]
     monkeypatch.setattr(simhash_module, "CHUNK_SHINGLES", 7)
     monkeypatch.setattr(simhash_module, "CHUNK_DOCUMENTS", 3)
-    assert simhashes(sets).tolist() == expected
-    assert to_signed(simhashes(sets)).tolist() == [v - (1 << 64) if v >> 63 else v for v in expected]
+    hashed = [string_hashes(s) for s in sets]
+    assert simhashes(hashed).tolist() == expected
+    assert to_signed(simhashes(hashed)).tolist() == [v - (1 << 64) if v >> 63 else v for v in expected]
 
 
 def test_bits_flipped_grow_with_the_edit_as_the_angle_predicts():

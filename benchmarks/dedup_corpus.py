@@ -47,8 +47,6 @@ MAX_UNIT_WORDS, MAX_UNIT_CHARS, MIN_MOSAIC_WORDS = 30, 300, 50
 # A mosaic starts a new paragraph after a unit with this chance (real pages: ~3 units a paragraph).
 NEW_PARAGRAPH = 0.3
 # Replacement words and characters of the edits: a seeded sample of the real pages' vocabulary.
-# plant.edited_copy rebuilds a list of its whole pool on every call (~0.2 s for the 201,592 words):
-# 4,096 keep a copy at ~10 ms.
 EDIT_POOL = 4_096
 SCRIPT_SAMPLE = 1_000
 # Rows per Parquet write when streaming to disk: ~25 MB of text.

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.dedup.plant import PLANT_SHARE
 
 EXIT_OK = 0
 
@@ -40,7 +41,7 @@ def run_dedup_eval(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.dedup.evaluate import evaluate_dedup, load_jsonl
     from corpus_pipeline.engine.session import get_spark
 
-    report = evaluate_dedup(load_jsonl(args.docs), config, get_spark(config.spark), args.plant)
+    report = evaluate_dedup(load_jsonl(args.docs), config, get_spark(config.spark), args.plant, args.plant_share)
     print(report.format_table())
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True))
@@ -61,7 +62,10 @@ def add_eval_target(targets) -> None:
     """Add `corpus-pipeline eval dedup --docs JSONL [--plant SEED] [--json]`."""
     parser = targets.add_parser("dedup", help="precision/recall/F1 of dedup per method, on planted near-duplicates")
     parser.add_argument("--docs", required=True, help="JSONL of documents: id, text, optional url, date, language")
-    parser.add_argument("--plant", type=int, metavar="SEED", help="plant an edited copy of half the documents")
+    parser.add_argument("--plant", type=int, metavar="SEED", help="plant an edited copy of some of the documents")
+    parser.add_argument(
+        "--plant-share", type=float, default=PLANT_SHARE, metavar="S", help="share of the documents copied"
+    )
     parser.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     _config_options(parser)
     parser.set_defaults(handler=run_dedup_eval)

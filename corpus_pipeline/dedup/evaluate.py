@@ -1,8 +1,9 @@
 """`eval dedup`: precision, recall and F1 of duplicate detection, per method, on planted copies.
 
 A drop is correct when the dropped and kept documents are one planted family (an original and its
-copy), or when their true shingle Jaccard is >= TRUE_DUPLICATE_JACCARD (real duplicates already in
-the input, which no label knows about). A planted copy is found when it ends up represented by the
+copy), or when they or their originals have a true shingle Jaccard >= TRUE_DUPLICATE_JACCARD: real
+duplicates already in the input, which no label knows about (a copy of page A kept as page B, an
+exact copy of A, is right). A planted copy is found when it ends up represented by the
 same kept document as its original. Recall is also given by the copy's true Jaccard to its original.
 """
 
@@ -17,7 +18,7 @@ import pyarrow.parquet as pq
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.paragraph_batches import REASON as PARAGRAPH_REASON
-from corpus_pipeline.dedup.plant import plant_copies
+from corpus_pipeline.dedup.plant import PLANT_SHARE, plant_copies
 from corpus_pipeline.dedup.shingles import document_shingles, jaccard
 from corpus_pipeline.dedup.staging import write_documents_stage
 
@@ -115,8 +116,12 @@ def score_method(method: str, docs: list[dict], family: dict[str, str], rep: dic
         if doc_id == kept_id:
             continue
         score.dropped += 1
-        same_family = family.get(doc_id, doc_id) == family.get(kept_id, kept_id)
-        score.correct_drops += same_family or jaccard(shingles(doc_id), shingles(kept_id)) >= TRUE_DUPLICATE_JACCARD
+        originals = family.get(doc_id, doc_id), family.get(kept_id, kept_id)
+        score.correct_drops += (
+            originals[0] == originals[1]
+            or jaccard(shingles(doc_id), shingles(kept_id)) >= TRUE_DUPLICATE_JACCARD
+            or jaccard(*map(shingles, originals)) >= TRUE_DUPLICATE_JACCARD
+        )
     for copy_id, original_id in family.items():
         if copy_id == original_id:
             continue
@@ -135,11 +140,14 @@ def _document_columns(doc: dict) -> dict:
     return {key: doc.get(key) for key in ("id", "text", "url", "date", "language")}
 
 
-def evaluate_dedup(docs: list[dict], config: PipelineConfig, spark, seed: int | None) -> DedupReport:
-    """Run the dedup stage once per configured method, then the whole chain, and score each."""
+def evaluate_dedup(
+    docs: list[dict], config: PipelineConfig, spark, seed: int | None, share: float = PLANT_SHARE
+) -> DedupReport:
+    """Run the dedup stage once per configured method, then the whole chain, and score each; with a
+    seed, an edited copy of a `share` of the documents is planted first."""
     from corpus_pipeline.dedup.spark_job import run_dedup
 
-    planted = plant_copies(docs, seed) if seed is not None else []
+    planted = plant_copies(docs, seed, share) if seed is not None else []
     family = {doc["id"]: doc["id"] for doc in docs} | {p.copy["id"]: p.original_id for p in planted}
     rows = [{k: v for k, v in doc.items() if k in {"id", "text", "url", "date", "language"}} for doc in docs]
     all_docs = rows + [

@@ -8,6 +8,7 @@ the edits that syndication, templates and re-crawls make to real pages.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from corpus_pipeline.dedup.shingles import normalize_for_hashing, uses_characters
@@ -20,6 +21,9 @@ BOILERPLATE = (
 BOILERPLATE_UNSPACED = ("版权所有，未经许可不得转载。", "分享到：微信 微博 QQ空间", "责任编辑：王伟")
 MIN_EDIT_RATE, MAX_EDIT_RATE = 0.02, 0.15
 
+# Share of the documents that get an edited copy unless told otherwise.
+PLANT_SHARE = 0.5
+
 
 @dataclass(frozen=True)
 class PlantedCopy:
@@ -27,17 +31,17 @@ class PlantedCopy:
     copy: dict
 
 
-def _edit_units(units: list[str], rate: float, pool: list[str], rng: random.Random) -> list[str]:
+def _edit_units(units: list[str], rate: float, new_unit: Callable[[], str], rng: random.Random) -> list[str]:
     units = list(units)
     for _ in range(max(1, round(rate * len(units)))):
         operation = rng.choice(("replace", "insert", "delete"))
         position = rng.randrange(len(units)) if units else 0
         if operation == "replace" and units:
-            units[position] = rng.choice(pool)
+            units[position] = new_unit()
         elif operation == "delete" and len(units) > 1:
             del units[position]
         else:
-            units.insert(position, rng.choice(pool))
+            units.insert(position, new_unit())
     return units
 
 
@@ -49,12 +53,12 @@ def edited_copy(text: str, by_characters: bool, pool: list[str], rng: random.Ran
         paragraphs.pop(rng.choice((0, -1)))
     rate = rng.uniform(MIN_EDIT_RATE, MAX_EDIT_RATE)
     if by_characters:
-        edited = _edit_units(list("\n".join(paragraphs)), rate, pool, rng)
+        edited = _edit_units(list("\n".join(paragraphs)), rate, lambda: rng.choice(pool), rng)
         text = "".join(edited)
     else:
         lines = [p.split(" ") for p in paragraphs]
         flat = [(i, word) for i, words in enumerate(lines) for word in words]
-        kept = _edit_units([f"{i}\x00{w}" for i, w in flat], rate, [f"-1\x00{w}" for w in pool], rng)
+        kept = _edit_units([f"{i}\x00{w}" for i, w in flat], rate, lambda: f"-1\x00{rng.choice(pool)}", rng)
         rebuilt: list[list[str]] = [[] for _ in lines]
         line = 0
         for unit in kept:
@@ -68,7 +72,7 @@ def edited_copy(text: str, by_characters: bool, pool: list[str], rng: random.Ran
     return text
 
 
-def plant_copies(docs: list[dict], seed: int, share: float = 0.5) -> list[PlantedCopy]:
+def plant_copies(docs: list[dict], seed: int, share: float = PLANT_SHARE) -> list[PlantedCopy]:
     """One edited copy for a seeded `share` of the documents (ids `<id>#copy`)."""
     rng = random.Random(seed)
     words = sorted({w for doc in docs for w in doc["text"].split()})

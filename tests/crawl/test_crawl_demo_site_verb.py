@@ -17,6 +17,10 @@ sys.exit(args.handler(args, load_config(args.config, args.overrides)))
 """
 
 
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_demo_site_verb_serves_until_interrupted(tmp_path):
     seeds = tmp_path / "seeds.txt"
     command = [
@@ -31,7 +35,9 @@ def test_demo_site_verb_serves_until_interrupted(tmp_path):
         "--seeds-file",
         str(seeds),
     ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    # As from a terminal: a shell running `make test` in the background (`make test &`, nohup) starts
+    # it with SIGINT ignored, which the child would inherit and never see Ctrl-C.
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, preexec_fn=_interruptible)
     try:
         deadline = time.monotonic() + 60
         while not seeds.exists() and time.monotonic() < deadline and process.poll() is None:

@@ -36,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import RESULTS, Column, Ratio, StageReport, Target, clocks, machine, tree_clocks
+from common import RESULTS, Column, Ratio, StageReport, Target, clocks, end_run, machine, tree_clocks, write_results
 from cpu_monitor import CpuMonitor
 from datasketch import MinHash
 from dedup_accuracy import accuracy, datatrove_representatives
@@ -319,10 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         report.notes.extend(accuracy_lines(scores))
         report.info["accuracy"] = scores
     finally:
-        others_s, steal_s = monitor.snapshot()
-        monitor.stop()
-        if not args.work:
-            shutil.rmtree(work, ignore_errors=True)
+        others_s, steal_s = end_run(monitor, work, keep=bool(args.work))
     duration = time.perf_counter() - started
     report.notes.append(
         f"other processes used {others_s:.0f} CPU core-s during the {duration:.0f} s run "
@@ -337,10 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         "others_cpu_s": others_s,
         "dedup": report.to_dict(),
     }
-    output = Path(args.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"figures in {output}")
+    print(f"figures in {write_results(args.output, results)}")
     return 0
 
 

@@ -29,7 +29,7 @@ import time
 from itertools import pairwise
 from pathlib import Path
 
-from common import RESULTS, machine
+from common import RESULTS, machine, write_results
 from cpu_monitor import CpuMonitor
 from dedup_corpus import DedupCorpus, write_stage
 from process_memory import TreeMemorySampler, process_tree
@@ -312,8 +312,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         monitor.stop()
     print("\n".join(["", "== dedup scale run, Spark " + args.master, *map(describe, results), *growth_lines(results)]))
-    output = Path(args.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
     document = {
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "machine": machine(),
@@ -321,8 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         "runs": results,
         "growth": growth_lines(results),
     }
-    output.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    print(f"figures in {output}")
+    print(f"figures in {write_results(args.output, document)}")
     return 0
 
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from common import DATA, MB, PAGES_WARC, REPO, RESULTS, clocks, machine
+from common import DATA, MB, PAGES_WARC, REPO, RESULTS, clocks, end_run, machine, write_results
 from cpu_monitor import CpuMonitor
 from end_to_end_raw import RawCost, raw_costs
 from inputs import WarcInput, split_warc
@@ -244,10 +244,7 @@ def main(argv: list[str] | None = None) -> int:
             costs = raw_costs(warc.parts, warc.records, measured_dir, config, tokenizer, log)
         raw_others = phase.others_s
     finally:
-        others_s, steal_s = monitor.snapshot()
-        monitor.stop()
-        if not args.work:
-            shutil.rmtree(work, ignore_errors=True)
+        others_s, steal_s = end_run(monitor, work, keep=bool(args.work))
     duration = time.perf_counter() - started
     table = summary(runs, costs, warc, warc_mb, tok)
     busy = (
@@ -272,10 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         "others_cpu_s": others_s,
         "load_average": [load_before[0], os.getloadavg()[0]],
     }
-    output = Path(args.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"figures in {output}; {duration / 60:.1f} min in all")
+    print(f"figures in {write_results(args.output, results)}; {duration / 60:.1f} min in all")
     return 0
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -224,6 +226,24 @@ class StageReport:
         for note in self.notes:
             lines.append(f"  note: {note}")
         return "\n".join(lines)
+
+
+def end_run(monitor: CpuMonitor, work: Path, keep: bool) -> tuple[float, float]:
+    """Stop a benchmark's CPU monitor: (CPU seconds other processes used, steal seconds) over the
+    run; the run's work folder is removed unless `keep` (the user named it with --work)."""
+    others_s, steal_s = monitor.snapshot()
+    monitor.stop()
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return others_s, steal_s
+
+
+def write_results(path: str | Path, results: dict) -> Path:
+    """A benchmark's figures as indented JSON at `path` (its folder made if missing)."""
+    output = Path(path)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return output
 
 
 def machine() -> dict:

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -19,7 +17,7 @@ from pathlib import Path
 
 import bench_extract
 import bench_langid
-from common import PAGES_WARC, RESULTS, Context, machine
+from common import PAGES_WARC, RESULTS, Context, end_run, machine, write_results
 from cpu_monitor import CpuMonitor
 from peer_env import PeerEnvError, ensure_peer_env
 
@@ -94,10 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             tables.append(report.table())
             print("\n" + tables[-1] + "\n", flush=True)
     finally:
-        others_s, steal_s = monitor.snapshot()
-        monitor.stop()
-        if not args.work:
-            shutil.rmtree(work, ignore_errors=True)
+        others_s, steal_s = end_run(monitor, work, keep=bool(args.work))
     duration = time.perf_counter() - started
     results.update(
         duration_s=duration,
@@ -106,9 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         spark_session_start_s=ctx.spark_start_s,
         peer_error=ctx.peer_error,
     )
-    output = Path(args.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    output = write_results(args.output, results)
     print("\n\n".join(tables))
     spark_starts = ", ".join(f"{s:.1f} s" for s in ctx.spark_start_s)
     print(f"\nSpark session start (excluded from the Spark columns): {spark_starts or 'none'}")

@@ -16,10 +16,10 @@ class SimhashConfig(Strict):
     # 3, Manku et al.'s choice for 64-bit fingerprints (WWW 2007): 4 blocks of 16 bits keep a block
     # bucket at n / 65,536 unrelated documents (15 at 10^6), and two unrelated fingerprints are this
     # close with probability 2.4 * 10^-15. 3 bits is a shingle Jaccard of about 0.97: on web_docs.jsonl
-    # with planted copies (`eval dedup --plant 1`) it finds the 4 real page copies and 1 of the 89
+    # with planted copies (`eval dedup --plant 1`) it finds the 4 real page copies and 0 of the 89
     # planted copies at J >= 0.7, precision 1.0 (planted copies at J 0.8-0.9 differ in 11 bits on
-    # average, 9 in Chinese). max_distance 10 finds 42 of the 89, still at precision 1.0, but its 11
-    # blocks of 6 bits put n / 64 documents in a bucket. MinHash at 0.7 finds 71: SimHash is the cheap
+    # average, 9.5 in Chinese). max_distance 10 finds 32 of the 89, still at precision 1.0, but its 11
+    # blocks of 6 bits put n / 64 documents in a bucket. MinHash at 0.7 finds 70: SimHash is the cheap
     # pass for near-exact copies (fingerprints 3-4x faster than 128-permutation signatures).
     # At most 15: past that, blocks of 4 bits put 1/16 of the corpus in every bucket.
     max_distance: int = Field(3, ge=0, le=15)

@@ -48,7 +48,8 @@ def signature(values: np.ndarray, num_perm: int, seed: int) -> np.ndarray:
     if not len(values):
         return np.full(num_perm, MAX_HASH, dtype=np.uint32)
     # uint64 products wrap modulo 2^64 before the modulo, exactly as datasketch's do. In place: one
-    # (shingles, num_perm) array instead of four, ~20% faster on 1,000 pages.
+    # (shingles, num_perm) array instead of four temporaries, ~18% faster (1,000 documents of
+    # 200-1,600 shingles: 0.65 s against 0.79 s).
     mixed = np.multiply.outer(values, a)
     mixed += b
     mixed %= MERSENNE_PRIME

@@ -1,9 +1,10 @@
 """64-bit hashes of a document's shingles computed from its code points in numpy, without building
 the shingle strings.
 
-Building each shingle as a Python string and hashing it in its own call cost ~1.9 us a shingle on
-the real pages (~1.6 ms for a page of ~830 shingles): after normalizing, the largest share of the
-signature time. Here a shingle's hash is a polynomial in its code points modulo 2^64,
+Building each shingle as a Python string and hashing it (xxh32) in its own call cost 0.8-1.1 us a
+shingle on the generated benchmark pages (~800 shingles a page): after normalizing, the largest share
+of the signature time. This takes 0.11-0.18 us. A shingle's hash is a polynomial in its code points
+modulo 2^64,
 
     P(s, e) = sum_{j=s}^{e-1} c_j * B^(j-s),
 

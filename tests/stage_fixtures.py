@@ -1,12 +1,12 @@
 """Finished stage directories for tests that start after the document stages (tokenize, train):
-real English and Chinese documents, written as a stage writes them."""
+real English and Chinese documents (text_sources.py), written as a stage writes them."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
-from conftest import shared_data
+from text_sources import chinese_text, english_text
 
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
@@ -16,14 +16,11 @@ from corpus_pipeline.stats import StageStats
 
 
 def real_documents(english: int = 40, chinese: int = 40, lines_per_doc: int = 4) -> list[dict]:
-    """Documents of consecutive lines from the shared English news (Latin-1 file) and People's Daily."""
-    sources = {
-        "en": (shared_data("text/en_abc_news.txt"), "latin-1", english),
-        "zh": (shared_data("text/zh_peoples_daily_199801.txt"), "utf-8", chinese),
-    }
+    """Documents of consecutive lines of ABC news and of People's Daily."""
+    sources = {"en": (english_text(), english), "zh": (chinese_text(), chinese)}
     docs = []
-    for language, (path, encoding, count) in sources.items():
-        lines = [line.strip() for line in path.read_text(encoding=encoding).splitlines() if line.strip()]
+    for language, (source, count) in sources.items():
+        lines = [line.strip() for line in source.splitlines() if line.strip()]
         for number in range(count):
             text = "\n".join(lines[number * lines_per_doc : (number + 1) * lines_per_doc])
             url = f"https://{language}.example/{number}"

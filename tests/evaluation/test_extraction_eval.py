@@ -1,7 +1,7 @@
 import json
-from pathlib import Path
 
 import pytest
+from conftest import SHARED_DATA
 
 from corpus_pipeline.evaluation.extraction import (
     GoldPage,
@@ -12,7 +12,6 @@ from corpus_pipeline.evaluation.extraction import (
     tokenize,
 )
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 GOLD_PATH = SHARED_DATA / "web" / "gold.jsonl"
 
 

@@ -3,10 +3,10 @@ import struct
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_DATA
 
 from corpus_pipeline.evaluation.langid import load_sentences, read_fasttext_labels, score_langid
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 SENTENCES_DIR = SHARED_DATA / "langid" / "sentences"
 LID176_UNLABELLED = {"lg", "mi", "sn", "st", "tn", "ts", "xh", "zu"}
 

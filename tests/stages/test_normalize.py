@@ -3,13 +3,13 @@ from __future__ import annotations
 import pickle
 import random
 from itertools import islice
-from pathlib import Path
 
 import ftfy
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import regex
+from conftest import SHARED_DATA
 
 from corpus_pipeline.config import BoilerplateConfig, NormalizeConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
@@ -25,7 +25,6 @@ from corpus_pipeline.stages.normalize import (
 )
 from corpus_pipeline.stats import StageStats
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 PEOPLES_DAILY = SHARED_DATA / "text" / "zh_peoples_daily_199801.txt"
 
 NFC = NormalizeStage()

@@ -14,8 +14,9 @@ import sys
 import textwrap
 
 import shards_fixtures
-from conftest import PROJECT_ROOT, shared_data
+from conftest import PROJECT_ROOT
 from shards_fixtures import write_stage
+from text_sources import chinese_text, english_text
 
 from corpus_pipeline.document import document_id, empty_document
 
@@ -51,8 +52,8 @@ RUN_STAGE = textwrap.dedent(
 
 
 def ten_megabytes_of_text() -> str:
-    english = shared_data("text/en_abc_news.txt").read_text(encoding="latin-1")[:2_000_000]
-    chinese = shared_data("text/zh_peoples_daily_199801.txt").read_text(encoding="utf-8")[:1_000_000]
+    english = english_text()[:2_000_000]
+    chinese = chinese_text()[:1_000_000]
     unit = (english + chinese).encode()
     data = (unit * (TEN_MB // len(unit) + 1))[:TEN_MB]
     return data.decode("utf-8", errors="ignore")

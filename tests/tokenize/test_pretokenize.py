@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import shards_fixtures
-from conftest import shared_data
+from text_sources import chinese_text, english_text
 
 from corpus_pipeline.tokenize.bpe import load_tokenizer
 from corpus_pipeline.tokenize.encode import DocumentEncoder
@@ -48,8 +48,8 @@ def test_split_long_text_cuts_at_boundaries_and_keeps_every_character():
 
 def test_long_documents_encode_to_the_ids_of_the_whole(tokenizer_path):
     tokenizer = load_tokenizer(str(tokenizer_path))
-    english = shared_data("text/en_abc_news.txt").read_text(encoding="latin-1")[:60_000]
-    chinese = shared_data("text/zh_peoples_daily_199801.txt").read_text(encoding="utf-8")[:60_000]
+    english = english_text()[:60_000]
+    chinese = chinese_text()[:60_000]
     mixed = english[:20_000] + chinese[:20_000] + " 12345 (x) 'll\r\n\r\n" + english[20_000:40_000]
     encoder = DocumentEncoder(tokenizer, np.dtype(np.uint16), max_chunk_chars=1_000, batch_chars=5_000)
     for text in (english, chinese, mixed):

@@ -50,8 +50,14 @@ demo: $(VENV)/.installed ## serve the demo site, crawl it, run the whole pipelin
 lint: $(VENV)/.installed ## ruff
 	$(VENV)/bin/ruff check .
 
-bench: $(VENV)/.installed ## throughput vs raw libraries, Spark local[2] and datatrove (see benchmarks/)
-	$(PY) benchmarks/run_all.py
+# make bench: the list, then the standard set (extract, langid); ARGS go to run_all.py (--quick,
+# --stages pii,quality, ...). make bench BENCH=dedup ARGS=--quick: one benchmark of the list.
+bench: $(VENV)/.installed ## list every benchmark and its command, run the standard set (or BENCH=name; see benchmarks/)
+	$(PY) benchmarks/run_all.py $(if $(BENCH),--bench $(BENCH) --) $(ARGS)
+
+.PHONY: bench-list
+bench-list: $(VENV)/.installed ## every benchmark: name, command, what it measures, how long
+	$(PY) benchmarks/run_all.py --list
 
 crawl: $(VENV)/.installed ## SEEDS=file -> $(DATA_ROOT)/crawl/$(RUN_ID) (scrapy, robots.txt, WARC/1.1)
 	$(CLI) crawl --seeds $(SEEDS) --output $(DATA_ROOT)/crawl/$(RUN_ID) $(STAGE_FLAGS)

@@ -1,23 +1,28 @@
-"""`make bench`: each stage's throughput against its raw library, on Spark local[2], and against
-datatrove, on the real pages; prints a table per stage and writes benchmarks/results/latest.json.
+"""`make bench`: the list of every benchmark (catalog.py) with its command, then the standard set:
+each stage's throughput against its raw library, on Spark local[2], and against datatrove, on the
+real pages; prints a table per stage and writes benchmarks/results/latest.json.
 
-    python benchmarks/run_all.py                          # everything, 2 reps (~20 min on 2 cores)
-    python benchmarks/run_all.py --quick --stages langid  # smoke run, under 2 minutes
+    python benchmarks/run_all.py                           # standard set: extract, langid, 2 reps (~20 min, 2 cores)
+    python benchmarks/run_all.py --quick --stages langid   # smoke run, under 2 minutes
+    python benchmarks/run_all.py --stages pii,quality      # any stage benchmark of the list
+    python benchmarks/run_all.py --list                    # the list alone
+    python benchmarks/run_all.py --bench dedup -- --quick  # one benchmark of the list, with its own arguments
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import importlib
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import bench_extract
-import bench_langid
-from common import PAGES_WARC, RESULTS, Context, end_run, machine, write_results
+from catalog import BENCHMARKS, by_name, listing
+from common import PAGES_WARC, REPO, RESULTS, Context, end_run, machine, write_results
 from cpu_monitor import CpuMonitor
 from peer_env import PeerEnvError, ensure_peer_env
 
@@ -25,12 +30,20 @@ from corpus_pipeline.config import load_config
 
 # Other processes using more than this many cores on average make the run untrustworthy.
 BUSY_CORES = 0.1
-STAGES = {"extract": bench_extract.run, "langid": bench_langid.run}
+# The stage benchmarks this process runs itself; their modules are imported only when run, so the
+# list prints without loading trafilatura, Spark or torch.
+STAGES = {b.name: b.stage_module for b in BENCHMARKS if b.stage_module}
+STANDARD = [b.name for b in BENCHMARKS if b.standard and b.stage_module]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stages", default=",".join(STAGES), help="comma-separated: extract,langid")
+    parser.add_argument("--list", action="store_true", help="print the list of benchmarks and stop")
+    parser.add_argument(
+        "--bench", metavar="NAME", help="run one benchmark of the list; arguments after `--` are passed to it"
+    )
+    parser.add_argument("bench_args", nargs="*", help=argparse.SUPPRESS)
+    parser.add_argument("--stages", default=",".join(STANDARD), help=f"comma-separated: {','.join(STAGES)}")
     parser.add_argument(
         "--reps", type=int, default=None, help="timings per column, min reported (default 2; 1 with --quick)"
     )
@@ -42,6 +55,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--output", default=str(RESULTS / "latest.json"))
     args = parser.parse_args(argv)
+    if args.bench_args and not args.bench:
+        parser.error(f"unexpected arguments {args.bench_args}: only --bench NAME -- ARGS takes them")
     args.stages = [s.strip() for s in args.stages.split(",") if s.strip()]
     unknown = [s for s in args.stages if s not in STAGES]
     if unknown:
@@ -55,8 +70,27 @@ def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
+def run_benchmark(name: str, extra: list[str]) -> int:
+    """One entry of the list, as its command runs it from the project root, plus `extra` arguments."""
+    try:
+        benchmark = by_name(name)
+    except KeyError as error:
+        print(error.args[0], file=sys.stderr)
+        return 2
+    argv = [*benchmark.argv, *extra]
+    log(f"$ {benchmark.command} {' '.join(extra)}".rstrip())
+    if argv[0].endswith(".py"):
+        argv.insert(0, sys.executable)
+    return subprocess.run(argv, cwd=REPO, check=False).returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.bench:
+        return run_benchmark(args.bench, args.bench_args)
+    print(listing() + "\n", flush=True)
+    if args.list:
+        return 0
     if not PAGES_WARC.exists():
         print(f"no benchmark data: {PAGES_WARC} is missing (set CORPUS_BENCH_DATA)", file=sys.stderr)
         return 2
@@ -87,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     tables = []
     try:
         for stage in args.stages:
-            report = STAGES[stage](ctx, config, log)
+            report = importlib.import_module(STAGES[stage]).run(ctx, config, log)
             results["stages"][stage] = report.to_dict()
             tables.append(report.table())
             print("\n" + tables[-1] + "\n", flush=True)

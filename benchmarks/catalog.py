@@ -1,0 +1,146 @@
+"""Every benchmark, once: its name, the command that runs it from the project root, what it measures
+and how long it took here. `run_all.py` prints this table, runs the `standard` entries in one
+process (`make bench`) and runs any one entry by name (`make bench BENCH=name`). A new benchmark
+gets its row here; tests/benchmarks/test_catalog.py fails on a bench_*.py script without one.
+
+Durations are the runs recorded in README.md, on the project's 2-core machine.
+"""
+
+from __future__ import annotations
+
+import shlex
+import textwrap
+from dataclasses import dataclass
+
+# The interpreter the commands are shown with: the project's venv, as the Makefile runs them.
+VENV_PYTHON = ".venv/bin/python"
+# The list's lines wrap here: a terminal's 100 columns with room to spare.
+LIST_WIDTH = 100
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    # argv run from the project root; a first item ending in .py runs under the venv's python
+    argv: tuple[str, ...]
+    measures: str
+    duration: str
+    # run_all.py calls this module's run(ctx, config, log) in its own process (the --stages choices)
+    stage_module: str | None = None
+    # run by a plain `make bench`
+    standard: bool = False
+
+    @property
+    def command(self) -> str:
+        argv = (VENV_PYTHON, *self.argv) if self.argv[0].endswith(".py") else self.argv
+        return shlex.join(argv)
+
+
+def _stage(name: str, measures: str, duration: str, standard: bool = False) -> Benchmark:
+    argv = ("benchmarks/run_all.py", "--stages", name)
+    return Benchmark(name, argv, measures, duration, stage_module=f"bench_{name}", standard=standard)
+
+
+# pii, quality and tokenize have no full run on record; their smoke runs together took this.
+QUICK_THREE = "full run not recorded (--quick --no-peer with the other two: 49 s in all)"
+
+BENCHMARKS: tuple[Benchmark, ...] = (
+    _stage(
+        "extract",
+        "extract on the 1,432 real pages: raw trafilatura, the stage in one process and on Spark local[2], "
+        "datatrove WarcReader + Trafilatura",
+        "~20 min with langid, 2 reps",
+        standard=True,
+    ),
+    _stage(
+        "langid",
+        "langid on 21,420 extracted documents: raw fastText, the stage, Spark local[2], datatrove "
+        "LanguageFilter; sentence accuracy",
+        "~20 min with extract, 2 reps",
+        standard=True,
+    ),
+    _stage(
+        "pii",
+        "PII detector alone, the stage, Spark local[2], datatrove PIIFormatter, on ~20,000 web documents",
+        QUICK_THREE,
+    ),
+    _stage(
+        "quality",
+        "Gopher, C4 and FineWeb signals alone, the quality stage, Spark local[2], datatrove's four quality blocks",
+        QUICK_THREE,
+    ),
+    _stage(
+        "tokenize",
+        "the tokenize stage on Spark local[2] and in one process against raw encode_batch; the shard reader",
+        QUICK_THREE,
+    ),
+    Benchmark(
+        "tokenize-pretok",
+        ("benchmarks/bench_tokenize_pretok.py",),
+        "tokens per character of English and Chinese with and without the CJK pre-tokenizer rule",
+        "not recorded (--quick: a quarter of the text, 8k vocabulary)",
+    ),
+    Benchmark(
+        "train",
+        ("benchmarks/bench_train.py",),
+        "shard reader tokens/s on CPU; with CUDA, a gpt-124m step's tokens/s and MFU (--gpu-only: that alone)",
+        "reader: 48 M tokens/s measured",
+    ),
+    Benchmark(
+        "crawl",
+        ("benchmarks/bench_crawl.py",),
+        "run_crawl against scrapy alone on the demo site (475 pages), wall and CPU seconds",
+        "~3 min with 3 reps",
+    ),
+    Benchmark(
+        "dedup",
+        ("benchmarks/bench_dedup.py",),
+        "the dedup stage on Spark local[2] against datatrove's four MinHash steps on 20,000 documents; "
+        "recall and precision on planted copies",
+        "13 min idle, 10.4 of them datatrove's (--quick: 300 documents, ~70 s)",
+    ),
+    Benchmark(
+        "dedup-scale",
+        ("benchmarks/bench_dedup_scale.py", "--work", "/tmp/dedup-scale"),
+        "dedup time and peak memory at 10k, 100k and 1M documents",
+        "37 min",
+    ),
+    Benchmark(
+        "end-to-end",
+        ("benchmarks/bench_end_to_end.py",),
+        "WARC to token shards, local and Spark local[2]: MB/s and CPU seconds against the raw library costs",
+        "14 min at load 7-9 (--quick: 200 pages, ~2.5 min idle)",
+    ),
+    Benchmark(
+        "e2e-peer",
+        ("bash", "../shared/peer_bench/e2e_compare.sh"),
+        "corpus-pipeline run --runner local beside datatrove's FineWeb-style recipe on the 1,432 pages, "
+        "CPU seconds of each process tree, reps alternating (arg: REPS, default 2)",
+        "57-60 s wall per run, 4 runs; the first call also builds its peer venv in /tmp/peer",
+    ),
+    Benchmark(
+        "quality-drops",
+        ("benchmarks/quality_drop_report.py",),
+        "not a timing: which quality rule drops how many of the real pages, with examples",
+        "not recorded",
+    ),
+)
+
+
+def by_name(name: str) -> Benchmark:
+    for benchmark in BENCHMARKS:
+        if benchmark.name == name:
+            return benchmark
+    raise KeyError(f"no benchmark {name!r}: choose from {', '.join(b.name for b in BENCHMARKS)}")
+
+
+def listing() -> str:
+    """The table `make bench` prints first: name, command, what it measures, how long."""
+    lines = ["benchmarks (make bench BENCH=name ARGS='...' runs one; * = in a plain make bench):"]
+    indent = " " * 19
+    for benchmark in BENCHMARKS:
+        mark = "*" if benchmark.standard else " "
+        lines.append(f" {mark} {benchmark.name:<16}{benchmark.command}")
+        about = f"{benchmark.measures}; {benchmark.duration}"
+        lines.extend(textwrap.wrap(about, LIST_WIDTH, initial_indent=indent, subsequent_indent=indent))
+    return "\n".join(lines)

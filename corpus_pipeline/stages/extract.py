@@ -3,6 +3,8 @@
 Every record of a file becomes a row: a document, or a rejected row whose reason says why
 (not a response, HTTP status, not HTML, too large, no main text, a read fault...). So
 `records in == kept + dropped` holds per file, and a corrupt file keeps every record before the fault.
+trafilatura runs in a child process with a time limit per page (`extract.timeout_seconds`): a page
+that hangs it becomes an `extract_timeout` row and the task goes on with the next record.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_documen
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
+from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker
 from corpus_pipeline.stats import StageStats
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -52,6 +55,12 @@ class ExtractStage(SourceStage):
         return DOCUMENT_SCHEMA
 
     def read(self, path: str, stats: StageStats) -> Iterator[tuple[dict, Verdict]]:
+        import trafilatura  # noqa: F401 - before the worker forks, so no child imports it again (0.5 s)
+
+        with TimedWorker(self._trafilatura) as worker:  # forked on the first page, killed at the end
+            yield from self._read(path, stats, worker)
+
+    def _read(self, path: str, stats: StageStats, worker: TimedWorker) -> Iterator[tuple[dict, Verdict]]:
         dump = self.config.dump or PurePath(os.path.abspath(path)).parent.name
         for item in read_warc(path, self.config.max_payload_bytes):
             if isinstance(item, ReadFault):
@@ -66,9 +75,11 @@ class ExtractStage(SourceStage):
                 dump = item.is_part_of  # Common Crawl names its snapshot here: CC-MAIN-2024-22
             stats.count_in(item.payload_length)
             stats.count("record_types", item.rec_type)
-            yield self._record_to_row(item, path, dump, stats)
+            yield self._record_to_row(item, path, dump, stats, worker)
 
-    def _record_to_row(self, rec: WarcRecord, path: str, dump: str, stats: StageStats) -> tuple[dict, Verdict]:
+    def _record_to_row(
+        self, rec: WarcRecord, path: str, dump: str, stats: StageStats, worker: TimedWorker
+    ) -> tuple[dict, Verdict]:
         row = empty_document(
             id="",
             text="",
@@ -80,13 +91,13 @@ class ExtractStage(SourceStage):
             warc_offset=rec.offset,
             content_type=media_type(rec.http_content_type) or None,
         )
-        verdict = self._extract(rec, row, stats)
+        verdict = self._extract(rec, row, stats, worker)
         row["id"] = (
             document_id(rec.target_uri, row["text"]) if verdict is None else (rec.record_id or f"{path}:{rec.offset}")
         )
         return row, verdict
 
-    def _extract(self, rec: WarcRecord, row: dict, stats: StageStats) -> Verdict:
+    def _extract(self, rec: WarcRecord, row: dict, stats: StageStats, worker: TimedWorker) -> Verdict:
         if rec.rec_type == "conversion":  # WET: Common Crawl already extracted the text
             row["text"] = rec.payload.decode("utf-8", errors="replace").strip()
             row["charset"] = "utf-8:wet"
@@ -108,15 +119,26 @@ class ExtractStage(SourceStage):
         row["charset"] = how
         stats.count("charsets", how.split(":")[1])
         try:
-            text = self._trafilatura(html, rec.target_uri)
-        except Exception as error:  # lxml and trafilatura raise a zoo of errors on broken markup
-            return Drop("extract_error", f"{type(error).__name__}: {error}"[:500])
+            text = self._main_text(html, rec.target_uri, worker)
+        except CallTimeout:
+            return Drop("extract_timeout", f"{rec.target_uri}: no result within {self.config.timeout_seconds} s")
+        except CallFailed as error:
+            return Drop("extract_error", str(error)[:500])
         row["text"] = text or ""
         if len(row["text"]) < self.config.min_text_chars:
             return Drop("no_main_text")
         if rec.warc_truncated:
             stats.count("warc_truncated", rec.warc_truncated)
         return None
+
+    def _main_text(self, html: str, url: str | None, worker: TimedWorker) -> str | None:
+        """Raises CallTimeout, or CallFailed when trafilatura raises; anything else is not the page's fault."""
+        if self.config.timeout_seconds is not None:
+            return worker.call(self.config.timeout_seconds, html, url)
+        try:
+            return self._trafilatura(html, url)
+        except Exception as error:  # lxml and trafilatura raise a zoo of errors on broken markup
+            raise CallFailed(f"{type(error).__name__}: {error}") from error
 
     def _trafilatura(self, html: str, url: str | None) -> str | None:
         import trafilatura  # imported here: 0.5 s of imports the driver never needs

@@ -24,5 +24,9 @@ def split_repeats(docs: DataFrame) -> tuple[DataFrame, DataFrame]:
     order = [F.col(column).asc_nulls_last() for column in row_order(docs.columns)[1:]]
     if not order:  # nothing tells the rows apart: they are identical, keep any one
         order = [F.lit(0)]
-    ranked = docs.withColumn(_RANK, F.row_number().over(Window.partitionBy("id").orderBy(*order)))
+    # A running count rather than row_number(): Spark turns `row_number() == 1` into a limit per id
+    # below the shuffle, so the two halves became two shuffles of every document in the query that
+    # writes them both (8 jobs for dedup on the 1,418 real pages, 7 with the one shared shuffle).
+    window = Window.partitionBy("id").orderBy(*order).rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    ranked = docs.withColumn(_RANK, F.count(F.lit(1)).over(window))
     return ranked.filter(F.col(_RANK) == 1).drop(_RANK), ranked.filter(F.col(_RANK) > 1).drop(_RANK)

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 import xxhash
-from datasketch.lsh import _optimal_param
 
 
 def bands_and_rows(threshold: float, num_perm: int, false_positive_weight: float, false_negative_weight: float):
+    # Imported here: datasketch imports scipy (0.54 s), and every Python worker imports this module
+    # for band_keys, in the first task of a session, while only the driver ever calls this.
+    from datasketch.lsh import _optimal_param
+
     return _optimal_param(threshold, num_perm, false_positive_weight, false_negative_weight)
 
 

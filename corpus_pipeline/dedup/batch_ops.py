@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 
@@ -27,10 +29,13 @@ BAND_SCHEMA = pa.schema([("band", pa.int32()), ("key", pa.int64()), ("id", pa.st
 SIMILARITY_SCHEMA = pa.schema([("src", pa.string()), ("dst", pa.string()), ("similarity", pa.float64())])
 
 
-def signature_batch(batch: pa.RecordBatch, config: DedupConfig, with_simhash: bool = True) -> pa.RecordBatch:
-    """(id, url, text, language) -> (id, canonical_url, exact_hash, signature, simhash); signature
-    and simhash are null for a text with no shingles (only punctuation, say), which only the exact
-    method can match, and simhash is null without `with_simhash` (a run that does not use it)."""
+def signature_batch(
+    batch: pa.RecordBatch, config: DedupConfig, with_simhash: bool = True, carried: Sequence[str] = ()
+) -> pa.RecordBatch:
+    """(id, url, text, language, *carried) -> (id, canonical_url, exact_hash, signature, simhash,
+    *carried); signature and simhash are null for a text with no shingles (only punctuation, say),
+    which only the exact method can match, and simhash is null without `with_simhash` (a run that
+    does not use it). The `carried` columns (the keep rule's) come through as they are."""
     ids, urls, texts, languages = (batch.column(name).to_pylist() for name in ("id", "url", "text", "language"))
     exact_hashes, signatures, shingle_sets = [], [], []
     for text, language in zip(texts, languages, strict=True):
@@ -45,16 +50,17 @@ def signature_batch(batch: pa.RecordBatch, config: DedupConfig, with_simhash: bo
     if with_simhash:
         values = to_signed(simhashes(shingle_sets))
         fingerprints = pa.array(values, pa.int64(), mask=np.array([not len(s) for s in shingle_sets], dtype=bool))
-    return pa.RecordBatch.from_arrays(
-        [
-            pa.array(ids, pa.string()),
-            pa.array([canonical_url(url) if url else None for url in urls], pa.string()),
-            pa.array(exact_hashes, pa.string()),
-            pa.array(signatures, pa.binary()),
-            fingerprints,
-        ],
-        schema=SIGNATURE_SCHEMA,
-    )
+    columns = [
+        pa.array(ids, pa.string()),
+        pa.array([canonical_url(url) if url else None for url in urls], pa.string()),
+        pa.array(exact_hashes, pa.string()),
+        pa.array(signatures, pa.binary()),
+        fingerprints,
+    ]
+    if not carried:
+        return pa.RecordBatch.from_arrays(columns, schema=SIGNATURE_SCHEMA)
+    names = [*SIGNATURE_SCHEMA.names, *carried]
+    return pa.RecordBatch.from_arrays([*columns, *(batch.column(name) for name in carried)], names=names)
 
 
 def band_batch(batch: pa.RecordBatch, bands: int, rows: int) -> pa.RecordBatch:

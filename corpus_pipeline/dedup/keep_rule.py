@@ -4,6 +4,9 @@ never depends on how rows were partitioned."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 from corpus_pipeline.config import DedupConfig
 
 
@@ -16,3 +19,34 @@ def keep_order(config: DedupConfig, columns: list[str]) -> list[tuple[str, str]]
         order.append(("date", "asc"))
     order.append(("id", "asc"))
     return order
+
+
+class _Descending:
+    """A value that sorts in reverse: for the 'desc' columns of a sort key."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __lt__(self, other: _Descending) -> bool:
+        return other.value < self.value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Descending) and self.value == other.value
+
+
+def _sort_component(value, direction: str) -> tuple:
+    if value is None:
+        return (1,)  # nulls last, in either direction
+    if isinstance(value, float) and math.isnan(value):
+        value = (1, 0.0)  # Spark sorts NaN above every number (and -0.0 equal to 0.0, as Python)
+    else:
+        value = (0, value)
+    return (0, value if direction == "asc" else _Descending(value))
+
+
+def keep_key(order: list[tuple[str, str]]) -> Callable[[dict], tuple]:
+    """Sort key of a row (a dict) that orders rows as Spark orders them by `keep_order`'s columns:
+    the first row of a sorted cluster is the document the keep rule keeps."""
+    return lambda row: tuple(_sort_component(row[column], direction) for column, direction in order)

@@ -16,14 +16,11 @@ import pyarrow.parquet as pq
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from corpus_pipeline.config import DedupConfig, PipelineConfig
-from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
-from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates, url_duplicates
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.dedup import chain_job
 from corpus_pipeline.dedup.index import index_identity, read_index
-from corpus_pipeline.dedup.keep_rule import keep_order
-from corpus_pipeline.dedup.paragraph_job import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED, remove_repeated_paragraphs
+from corpus_pipeline.dedup.paragraph_job import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED
 from corpus_pipeline.dedup.repeats import row_order, split_repeats
-from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.runner import StageResult
 from corpus_pipeline.engine.spark import spark_schema
@@ -38,76 +35,25 @@ _REASON, _KEPT = "_dedup_reason", "_dedup_kept_id"
 _TASK_RESULT_SCHEMA = "task_id long, docs_in long"
 
 
-def _signatures(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None) -> DataFrame:
-    """(id, canonical_url, exact_hash, signature, simhash) of the documents and of the index."""
-    with_simhash = "simhash" in dedup.methods
-    signatures = docs.select("id", "url", "text", "language").mapInArrow(
-        lambda batches: (signature_batch(b, dedup, with_simhash) for b in batches), spark_schema(SIGNATURE_SCHEMA)
-    )
-    if index is not None:
-        signatures = signatures.unionByName(
-            index.select("id", F.lit(None).cast("string").alias("canonical_url"), "exact_hash", "signature", "simhash")
-        )
-    return signatures.localCheckpoint()
-
-
 def dedup_decisions(
     docs: DataFrame, config: PipelineConfig, index: DataFrame | None = None
 ) -> tuple[DataFrame, DataFrame]:
-    """docs -> (docs, dropped). `docs` comes back with the text the chain leaves (the paragraph
-    method rewrites it); dropped is (id, kept_id, reason, note) for every dropped document, kept_id
-    the document finally kept (null for a document no other stands for) and note the reject detail
-    when it is not the kept id. With an index (id, exact_hash, signature, simhash), published
-    documents join every method as members that always win the keep rule and are never written."""
-    dedup = config.dedup
-    order = keep_order(dedup, docs.columns)
-    keys = docs.select(*dict.fromkeys(column for column, _ in order))
-    if index is not None:
-        order = [("_in_index", "desc"), *order]
-        published = index.select("id", F.lit(True).alias("_in_index"))
-        keys = keys.withColumn("_in_index", F.lit(False)).unionByName(published, allowMissingColumns=True)
-    survivors, dropped = _signatures(docs, dedup, index), None
-    for method in dedup.methods:
-        if method == "paragraph":
-            docs, found = remove_repeated_paragraphs(docs, survivors.select("id"), dedup.paragraph)
-            remaining = docs.join(survivors.select("id"), "id", "left_semi").join(found.select("id"), "id", "left_anti")
-            survivors = _signatures(remaining, dedup, index)
-        else:
-            if method == "url":
-                found = url_duplicates(survivors.join(docs.select("id", "date"), "id"))
-            elif method == "exact":
-                found = exact_duplicates(survivors.join(keys, "id"), order)
-            elif method == "simhash":
-                found = simhash_duplicates(survivors.select("id", "simhash"), keys, dedup.simhash, order)
-            else:
-                found = minhash_duplicates(survivors.select("id", "signature"), keys, dedup, order)
-            found = found.withColumn("note", F.lit(None).cast("string"))
-        found = found.localCheckpoint()
-        if dropped is not None:
-            # A document kept by an earlier method and dropped now takes its duplicates with it.
-            moved = found.select(F.col("id").alias("kept_id"), F.col("kept_id").alias("final_id"))
-            dropped = dropped.join(moved, "kept_id", "left").select(
-                "id", F.coalesce("final_id", "kept_id").alias("kept_id"), "reason", "note"
-            )
-            dropped = dropped.unionByName(found)
-        else:
-            dropped = found
-        survivors = survivors.join(found.select("id"), "id", "left_anti")
-    return docs, dropped
+    """chain_job.dedup_decisions with this run's dedup config."""
+    return chain_job.dedup_decisions(docs, config.dedup, index)
 
 
-def _clustered(docs: DataFrame, dropped: DataFrame) -> DataFrame:
-    """Every document with its decision and its cluster: the documents that one kept document
-    stands for, named by their smallest id."""
-    decided = docs.join(
-        dropped.select("id", F.coalesce("note", "kept_id").alias(_KEPT), "kept_id", F.col("reason").alias(_REASON)),
-        "id",
-        "left",
-    ).withColumn("_representative", F.coalesce("kept_id", "id"))
-    clusters = decided.groupBy("_representative").agg(
-        F.min("id").alias("dup_cluster_id"), F.count("*").alias("dup_cluster_size")
+def _clustered(docs: DataFrame, verdicts: DataFrame) -> DataFrame:
+    """Every document with its decision and its cluster (chain_job.dedup_decisions' verdicts; a
+    document without one is kept, alone in its cluster)."""
+    named = verdicts.select("id", *(F.col(name).alias(f"_verdict_{name}") for name in verdicts.columns if name != "id"))
+    decided = docs.join(named, "id", "left")
+    return decided.select(
+        *docs.columns,
+        F.coalesce("_verdict_note", "_verdict_kept_id").alias(_KEPT),
+        F.col("_verdict_reason").alias(_REASON),
+        F.coalesce("_verdict_dup_cluster_id", "id").alias("dup_cluster_id"),
+        F.coalesce("_verdict_dup_cluster_size", F.lit(1).cast("long")).alias("dup_cluster_size"),
     )
-    return decided.join(clusters, "_representative").drop("_representative", "kept_id")
 
 
 def _write_parts(frame: DataFrame, schema: pa.Schema, work: Path, parts: int) -> None:

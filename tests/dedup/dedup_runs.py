@@ -1,15 +1,31 @@
 """The determinism check every dedup method shares: the same documents through the dedup stage at
-4 and 13 Spark shuffle partitions (and as many input parts), the outputs to compare byte for byte."""
+4 and 13 Spark shuffle partitions (and as many input parts), the outputs to compare byte for byte.
+At 4 the small input is decided on the driver, at 13 by the Spark jobs (chain_job.py's two paths),
+so equal bytes also say that both paths make the same choices."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.dedup import chain_job
 from corpus_pipeline.dedup.spark_job import run_dedup
 from corpus_pipeline.dedup.staging import write_documents_stage
 
 PARTITIONINGS = (4, 13)
+SPARK_DECIDES_AT = 13
+
+
+@contextlib.contextmanager
+def decided_by_spark_jobs():
+    """Every input too big for the driver's pass, however small."""
+    small_input_bytes = chain_job.SMALL_INPUT_BYTES
+    chain_job.SMALL_INPUT_BYTES = 0
+    try:
+        yield
+    finally:
+        chain_job.SMALL_INPUT_BYTES = small_input_bytes
 
 
 def dedup_at_partitionings(spark, docs: list[dict], config: PipelineConfig, tmp_path: Path) -> list[Path]:
@@ -20,7 +36,8 @@ def dedup_at_partitionings(spark, docs: list[dict], config: PipelineConfig, tmp_
         for parts in PARTITIONINGS:
             spark.conf.set("spark.sql.shuffle.partitions", str(parts))
             source = write_documents_stage(docs, tmp_path / f"in{parts}", parts=parts)
-            outputs.append(run_dedup(source, tmp_path / f"out{parts}", config, spark).output)
+            with decided_by_spark_jobs() if parts == SPARK_DECIDES_AT else contextlib.nullcontext():
+                outputs.append(run_dedup(source, tmp_path / f"out{parts}", config, spark).output)
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", previous)
     return outputs

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 
 import pyarrow.parquet as pq
 import pytest
+from dedup_runs import decided_by_spark_jobs
 
 from corpus_pipeline.config import DedupConfig, PipelineConfig
 from corpus_pipeline.dedup.index import SETTINGS, publish_to_index, read_index
@@ -18,7 +20,8 @@ pytestmark = pytest.mark.spark
 WORDS = [f"term{i}" for i in range(4000)]
 
 
-def test_snapshot_b_drops_exactly_its_duplicates_of_published_a(spark, tmp_path):
+@pytest.mark.parametrize("decided_by", ["driver", "spark jobs"])
+def test_snapshot_b_drops_exactly_its_duplicates_of_published_a(spark, tmp_path, decided_by):
     rng = random.Random(11)
     snapshot_a = [{"id": f"a{i:02d}", "text": " ".join(rng.choices(WORDS, k=150))} for i in range(30)]
     snapshot_b = [{"id": f"b{i:02d}", "text": " ".join(rng.choices(WORDS, k=150))} for i in range(20)]
@@ -38,7 +41,8 @@ def test_snapshot_b_drops_exactly_its_duplicates_of_published_a(spark, tmp_path)
     with pytest.raises(ValueError, match="built with"):
         read_index(index_dir, DedupConfig(num_perm=64), spark)
     source = write_documents_stage(snapshot_b, tmp_path / "b", parts=2)
-    out = run_dedup(source, tmp_path / "out", config, spark, index_dir=index_dir).output
+    with decided_by_spark_jobs() if decided_by == "spark jobs" else contextlib.nullcontext():
+        out = run_dedup(source, tmp_path / "out", config, spark, index_dir=index_dir).output
     rejected = [row for part in out.glob("_rejected/reason=*/*.parquet") for row in pq.read_table(part).to_pylist()]
     assert {row["id"]: row["reject_detail"] for row in rejected} == expected
     kept = sorted(row["id"] for part in out.glob("part-*.parquet") for row in pq.read_table(part).to_pylist())

@@ -1,0 +1,165 @@
+"""The dedup methods' decisions for a small input, in one pass in one process: the choices that
+decisions.py and simhash_decisions.py make as Spark jobs, made on rows the driver holds.
+
+Each Spark method is a chain of shuffles (a window per bucket, distinct pairs, joins for the
+similarities, several per round of connected components), and adaptive execution runs every
+shuffle as a job of its own: a small input pays for the jobs, not for the work (chain_job.py has
+the figures). Here the same steps are dictionaries and a union-find. Same choices:
+the same candidate pairs (a bucket's star and chain), the same verification (estimated Jaccard,
+Hamming distance), components labelled by their smallest id, the keep rule's total order
+(keep_rule.keep_key) and the same check of each member against its kept document; the tests run
+both paths on the same documents and compare the output bytes.
+
+A row is a dict: id, canonical_url, exact_hash, signature, simhash, the keep-rule columns, and
+`_in_index` for the published documents of the cross-snapshot index.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+import numpy as np
+
+from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.config.filtering import SimhashConfig
+from corpus_pipeline.dedup.keep_rule import keep_key
+from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows
+from corpus_pipeline.dedup.minhash import estimated_jaccard
+from corpus_pipeline.dedup.simhash import block_layout, hamming_distance
+
+# (id, kept_id, reason) of every document a method drops.
+Found = list[tuple[str, str, str]]
+
+
+def components(edges: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Undirected edges -> {node: the smallest id of its connected component} for every node on an
+    edge other than a loop (what components.connected_components computes on Spark)."""
+    parent: dict[str, str] = {}
+
+    def root(node: str) -> str:
+        parent.setdefault(node, node)
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]  # path halving
+            node = parent[node]
+        return node
+
+    for first, second in edges:
+        if first == second:
+            continue
+        one, other = sorted((root(first), root(second)))
+        parent[other] = one  # the smaller root stays a root: every root is its tree's smallest id
+    return {node: root(node) for node in parent}
+
+
+def kept_per_member(edges: Iterable[tuple[str, str]], rows: dict[str, dict], order) -> list[tuple[str, str]]:
+    """(id, kept_id) for every member of a component except the one the keep rule keeps."""
+    clusters: dict[str, list[dict]] = defaultdict(list)
+    for node, component in components(edges).items():
+        if node in rows:
+            clusters[component].append(rows[node])
+    key, ranked = keep_key(order), []
+    for members in clusters.values():
+        kept = min(members, key=key)["id"]
+        ranked.extend((member["id"], kept) for member in members if member["id"] != kept)
+    return ranked
+
+
+def _first_per_group(rows: Iterable[dict], group: str, order, reason: str) -> Found:
+    groups: dict[object, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[row[group]].append(row)
+    key, found = keep_key(order), []
+    for members in groups.values():
+        kept = min(members, key=key)["id"]
+        found.extend((member["id"], kept, reason) for member in members if member["id"] != kept)
+    return found
+
+
+def url_duplicates(rows: list[dict]) -> Found:
+    """As decisions.url_duplicates: one canonical URL keeps its latest fetch, then the smallest id."""
+    with_url = (row for row in rows if row["canonical_url"] is not None)
+    return _first_per_group(with_url, "canonical_url", [("date", "desc"), ("id", "asc")], "url_duplicate")
+
+
+def exact_duplicates(rows: list[dict], order) -> Found:
+    """As decisions.exact_duplicates: one normalized text keeps the keep rule's first document."""
+    return _first_per_group(rows, "exact_hash", order, "exact_duplicate")
+
+
+def candidate_pairs(signatures: dict[str, np.ndarray], bands: int, rows: int) -> set[tuple[str, str]]:
+    """As decisions.candidate_pairs: in each bucket, every member with the smallest id (a star) and
+    with its predecessor in id order (a chain)."""
+    buckets: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for doc_id, values in signatures.items():
+        for band, key in enumerate(band_keys(values, bands, rows)):
+            buckets[band, key].append(doc_id)
+    pairs = set()
+    for members in buckets.values():
+        members.sort()
+        first = members[0]
+        for previous, current in zip(members, members[1:], strict=False):
+            pairs.add((first, current))
+            if previous != first:
+                pairs.add((previous, current))
+    return pairs
+
+
+def minhash_duplicates(rows: list[dict], config: DedupConfig, order) -> Found:
+    """As decisions.minhash_duplicates: verified candidate pairs -> components -> the keep rule,
+    a member dropped only if it is itself similar enough to its kept document."""
+    bands, band_rows = bands_and_rows(
+        config.threshold, config.num_perm, config.false_positive_weight, config.false_negative_weight
+    )
+    signed = (row for row in rows if row["signature"] is not None)
+    signatures = {row["id"]: np.frombuffer(row["signature"], dtype="<u4") for row in signed}
+
+    def similar(pair: tuple[str, str]) -> bool:
+        return estimated_jaccard(signatures[pair[0]], signatures[pair[1]]) >= config.threshold
+
+    edges = filter(similar, candidate_pairs(signatures, bands, band_rows))
+    ranked = kept_per_member(edges, {row["id"]: row for row in rows}, order)
+    return [(doc_id, kept, "minhash_duplicate") for doc_id, kept in ranked if similar((doc_id, kept))]
+
+
+def simhash_pairs(fingerprints: dict[str, int], config: SimhashConfig) -> set[tuple[str, str]]:
+    """As simhash_decisions.verified_pairs: in each block bucket sorted by (fingerprint, id), each
+    member with its next `window` members, kept within max_distance bits; (smaller id, larger)."""
+    buckets: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
+    layout = block_layout(config.max_distance + 1)
+    for doc_id, value in fingerprints.items():
+        unsigned = value & ((1 << 64) - 1)
+        for block, (start, width) in enumerate(layout):
+            buckets[block, (unsigned >> start) & ((1 << width) - 1)].append((value, doc_id))
+    pairs = set()
+    for members in buckets.values():
+        members.sort()
+        for position, (value, doc_id) in enumerate(members):
+            for other_value, other in members[position + 1 : position + 1 + config.window]:
+                if hamming_distance(value, other_value) <= config.max_distance:
+                    pairs.add((min(doc_id, other), max(doc_id, other)))
+    return pairs
+
+
+def simhash_duplicates(rows: list[dict], config: SimhashConfig, order) -> Found:
+    """As simhash_decisions.simhash_duplicates."""
+    fingerprints = {row["id"]: row["simhash"] for row in rows if row["simhash"] is not None}
+    ranked = kept_per_member(simhash_pairs(fingerprints, config), {row["id"]: row for row in rows}, order)
+    return [
+        (doc_id, kept, "simhash_duplicate")
+        for doc_id, kept in ranked
+        if hamming_distance(fingerprints[doc_id], fingerprints[kept]) <= config.max_distance
+    ]
+
+
+def method_duplicates(method: str, rows: list[dict], config: DedupConfig, order) -> Found:
+    """What one document method (url, exact, minhash, simhash) drops among `rows`."""
+    if method == "url":
+        return url_duplicates(rows)
+    if method == "exact":
+        return exact_duplicates(rows, order)
+    if method == "simhash":
+        return simhash_duplicates(rows, config.simhash, order)
+    if method == "minhash":
+        return minhash_duplicates(rows, config, order)
+    raise ValueError(f"not a document method: {method}")

@@ -27,10 +27,11 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test demo lint bench crawl demo-site extract langid normalize dedup pii quality gates train-tokenizer tokenize eval-extraction eval-langid eval-pii package clean
+.PHONY: help setup test demo lint bench demo-site gates eval-extraction eval-langid eval-pii package clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+	@$(PYTHON) corpus_pipeline/engine/registry.py --help-lines
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -59,29 +60,17 @@ bench: $(VENV)/.installed ## list every benchmark and its command, run the stand
 bench-list: $(VENV)/.installed ## every benchmark: name, command, what it measures, how long
 	$(PY) benchmarks/run_all.py --list
 
-crawl: $(VENV)/.installed ## SEEDS=file -> $(DATA_ROOT)/crawl/$(RUN_ID) (scrapy, robots.txt, WARC/1.1)
-	$(CLI) crawl --seeds $(SEEDS) --output $(DATA_ROOT)/crawl/$(RUN_ID) $(STAGE_FLAGS)
-
 demo-site: $(VENV)/.installed ## serve the demo site on 127.0.0.1:8765 (Ctrl-C stops it)
 	$(CLI) demo-site --port 8765
 
-extract: $(VENV)/.installed ## WARC/WET under $(DATA_ROOT)/crawl (or INPUT=...) -> $(RUN_DIR)/01_extract
-	$(CLI) extract --input $(or $(INPUT),$(DATA_ROOT)/crawl) --output $(RUN_DIR)/01_extract $(STAGE_FLAGS)
-
-langid: $(VENV)/.installed ## $(RUN_DIR)/01_extract -> 02_langid
-	$(CLI) langid --input $(RUN_DIR)/01_extract --output $(RUN_DIR)/02_langid $(STAGE_FLAGS)
-
-normalize: $(VENV)/.installed ## $(RUN_DIR)/02_langid -> 03_normalize
-	$(CLI) normalize --input $(RUN_DIR)/02_langid --output $(RUN_DIR)/03_normalize $(STAGE_FLAGS)
-
-dedup: $(VENV)/.installed ## $(RUN_DIR)/03_normalize -> 04_dedup (exact + MinHash on Spark; against $(DATA_ROOT)/index)
-	$(CLI) dedup --input $(RUN_DIR)/03_normalize --output $(RUN_DIR)/04_dedup --index $(DATA_ROOT)/index $(STAGE_FLAGS)
-
-pii: $(VENV)/.installed ## $(RUN_DIR)/04_dedup -> 05_pii (redact, count, drop PII-dense documents)
-	$(CLI) pii --input $(RUN_DIR)/04_dedup --output $(RUN_DIR)/05_pii $(STAGE_FLAGS)
-
-quality: $(VENV)/.installed ## $(RUN_DIR)/05_pii -> 06_quality (Gopher, C4, FineWeb signals, keep rules)
-	$(CLI) quality --input $(RUN_DIR)/05_pii --output $(RUN_DIR)/06_quality $(STAGE_FLAGS)
+# One target per stage of the registry (corpus_pipeline/engine/registry.py, readable without the
+# venv): `make langid` reads the previous stage's directory of RUN_DIR and writes its own.
+# INPUT=... overrides what a stage reads (crawl: a seeds file, also SEEDS=; extract: WARC files).
+STAGES      := $(shell $(PYTHON) corpus_pipeline/engine/registry.py)
+STAGE_INPUT  = $(or $(INPUT),$(if $(filter crawl,$@),$(SEEDS)))
+.PHONY: $(STAGES)
+$(STAGES): $(VENV)/.installed
+	$(CLI) $@ --run-dir $(RUN_DIR) $(if $(STAGE_INPUT),--input $(STAGE_INPUT)) $(STAGE_FLAGS)
 
 gates: $(VENV)/.installed ## corpus-level quality gates over $(RUN_DIR) (exit 1 when one fails)
 	$(CLI) gates $(RUN_DIR) --config $(CONFIG)
@@ -99,12 +88,6 @@ browser-for-tests: ## install chromium for the report's browser test (root and a
 	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
 	      || echo "chromium could not be installed: the report's browser test will skip"; \
 	  else echo "chromium absent (installing it needs root and apt-get): the report's browser test will skip"; fi; }
-
-train-tokenizer: $(VENV)/.installed ## $(RUN_DIR)/06_quality -> $(RUN_DIR)/tokenizer/tokenizer.json (byte-level BPE)
-	$(CLI) train-tokenizer --input $(RUN_DIR)/06_quality --output $(RUN_DIR)/tokenizer/tokenizer.json $(STAGE_FLAGS)
-
-tokenize: $(VENV)/.installed ## $(RUN_DIR)/06_quality -> $(RUN_DIR)/tokens (Megatron .bin/.idx + manifest; TOKENIZER=...)
-	$(CLI) tokenize --input $(RUN_DIR)/06_quality --tokenizer $(or $(TOKENIZER),$(RUN_DIR)/tokenizer/tokenizer.json) --output $(RUN_DIR)/tokens $(STAGE_FLAGS)
 
 .PHONY: pipeline nightly train
 NIGHTLY_CONFIG ?= configs/nightly.yaml

@@ -2,7 +2,7 @@
 
 (a) scrapy alone: a plain link-following spider (robots.txt obeyed, same concurrency, no delay),
     counting pages and bytes and writing nothing.
-(b) `run_crawl` (--runner local): the same crawl plus the address rule, seen-set, stats and
+(b) `run_stage("crawl", ...)` (--runner local): the same crawl plus the address rule, seen-set, stats and
     WARC/1.1 writing, in its worker process.
 Both are timed inside their crawl process, from before the CrawlerProcess is built to after it
 stops, so interpreter start-up is left out of both: wall seconds and that process's CPU seconds.
@@ -27,8 +27,9 @@ from common import Column, Ratio, StageReport, Target
 from cpu_monitor import CpuMonitor
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.crawl.runner import run_crawl
 from corpus_pipeline.demo.server import DemoServer
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.run import run_stage
 
 CONCURRENCY_PER_DOMAIN = 8
 TARGET_RATIO = 0.9
@@ -92,7 +93,7 @@ def run_ours(base_url: str, work: Path) -> dict:
             "depth_limit": 0,
         }
     )
-    stats = run_crawl(seeds, work / "crawl", config).stats
+    stats = run_stage("crawl", seeds, work / "crawl", config, LocalExecutor(config.spark)).stats
     return {
         "pages": stats.extra["status"].get("200", 0),
         "bytes": stats.bytes_kept,
@@ -101,7 +102,7 @@ def run_ours(base_url: str, work: Path) -> dict:
     }
 
 
-COLUMNS = {"a": ("scrapy alone", run_scrapy_alone), "b": ("corpus_pipeline run_crawl", run_ours)}
+COLUMNS = {"a": ("scrapy alone", run_scrapy_alone), "b": ("corpus_pipeline crawl stage", run_ours)}
 
 
 def measure(reps: int, quick: bool, monitor: CpuMonitor) -> StageReport:

@@ -11,7 +11,7 @@ ten a planted copy with 2-15% of its words edited), with both recalls on the pla
 (s-sig), (s-band), (s-ver), (s-cc)
           the stage's phases on Spark local[2], each its own job (dedup_phases.py): signatures,
           banding (candidate pairs), verification (estimated Jaccard), clustering (components);
-(s)       the whole dedup stage (run_dedup, default config: exact + MinHash), Parquet in and out;
+(s)       the whole dedup stage (run_stage("dedup"), default config: exact + MinHash), Parquet in and out;
 (d-sig), (d-bkt), (d-clu), (d-flt), (d)
           datatrove 0.10.1's MinhashDedupSignature, Buckets, Cluster, Filter (default MinhashConfig,
           one task, 14 for Buckets, which asserts it), and their sum, on the same documents as JSONL.
@@ -132,7 +132,8 @@ def spark_columns(
     report: StageReport, source: Path, work: Path, config: PipelineConfig, docs: list[dict], args
 ) -> dict[str, str]:
     """The phases and the whole stage; returns the stage's id -> kept id."""
-    from corpus_pipeline.dedup.spark_job import run_dedup
+    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.engine.spark import SparkExecutor
 
     started = time.perf_counter()
     spark = spark_session(args.master, args.memory)
@@ -154,7 +155,7 @@ def spark_columns(
     output = work / "dedup-out"
     shutil.rmtree(output, ignore_errors=True)
     wall, cpu = tree_clocks()
-    result = run_dedup(source, output, config, spark)
+    result = run_stage("dedup", source, output, config, SparkExecutor(spark))
     wall_after, cpu_after = tree_clocks()
     spark.stop()
     if result.skipped or result.stats.docs_in != len(docs):

@@ -66,7 +66,8 @@ def run_one(args) -> None:
     """Child: one dedup stage in a fresh session; the last stdout line is its JSON result."""
     from bench_dedup import spark_session
 
-    from corpus_pipeline.dedup.spark_job import run_dedup
+    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.engine.spark import SparkExecutor
 
     started = time.perf_counter()
     spark = spark_session(
@@ -83,7 +84,7 @@ def run_one(args) -> None:
     )
     session_s = time.perf_counter() - started
     started = time.perf_counter()
-    result = run_dedup(Path(args.input), Path(args.output), PipelineConfig(), spark)
+    result = run_stage("dedup", Path(args.input), Path(args.output), PipelineConfig(), SparkExecutor(spark))
     seconds = time.perf_counter() - started
     spark.stop()
     stats = result.stats

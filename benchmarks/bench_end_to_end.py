@@ -15,7 +15,9 @@ the real pages, beside the sum of the raw library costs of the same work: what t
    configs/demo.yaml, except: every language kept (no langid.allowed_languages), no training run,
    quality.gates.min_vocab_coverage 0.95 (the gates run, but --quick's pages must reach the shards).
 4. The raw costs (end_to_end_raw.py), in this process, on the documents each stage of the first
-   run read.
+   run read (those a fused stage passed on without writing them rebuilt first, untimed).
+Stages that run fused (one pass over each task: extract + langid + normalize, pii + quality) are one
+row of the table, beside the sum of their raw costs: the pass's time is not split between them.
 
 CPU seconds are the primary figure: on a shared machine wall time mostly measures the wait for a
 core, while CPU seconds move far less with the load (the `others` column says how busy it was;
@@ -162,25 +164,35 @@ def summary(runs: dict[str, dict], costs: list[RawCost], warc: WarcInput, warc_m
         "  (the whole process tree, interpreter start to report; CPU s are the primary figure; others: CPU",
         "   core-s other processes used meanwhile, which stretches wall time and not CPU time)",
         "",
-        f"  {'where the CPU s go':<22}"
+        f"  {'where the CPU s go':<26}"
         + "".join(f"{name + ' CPU s (wall)':>22}" for name in runs)
         + f"{'raw CPU s':>11}"
         + "".join(f"{name + '/raw':>11}" for name in runs),
     ]
     first = next(iter(runs.values()))
     raw_by_step = {step: sum(c.cpu_s for c in costs if c.step == step) for step in RAW_STEPS}
-    rows = [("interpreter + imports", {n: (r["start_cpu_s"], None) for n, r in runs.items()})]
+    rows = [("interpreter + imports", {n: (r["start_cpu_s"], None) for n, r in runs.items()}, 0.0)]
     rows.append(
-        ("Spark session (JVM)", {n: (r["session_start_cpu_s"], r["session_start_wall_s"]) for n, r in runs.items()})
+        (
+            "Spark session (JVM)",
+            {n: (r["session_start_cpu_s"], r["session_start_wall_s"]) for n, r in runs.items()},
+            0.0,
+        )
     )
     for step, outcome in first["steps"].items():
-        if outcome["status"] == "ran":
-            rows.append((step, {n: (r["steps"][step]["cpu_s"], r["steps"][step]["wall_s"]) for n, r in runs.items()}))
-    for label, cells in rows:
-        line = f"  {label:<22}"
+        # A fused pass is one row: its first step's time holds the whole pass.
+        members = outcome.get("fused_with") or [step]
+        if outcome["status"] != "ran" or members[0] != step:
+            continue
+        cells = {
+            n: (sum(r["steps"][m]["cpu_s"] for m in members), sum(r["steps"][m]["wall_s"] for m in members))
+            for n, r in runs.items()
+        }
+        rows.append(("+".join(members), cells, sum(raw_by_step.get(m, 0.0) for m in members)))
+    for label, cells, raw in rows:
+        line = f"  {label:<26}"
         for cpu, wall in cells.values():
             line += f"{cpu:>14.1f}{'' if wall is None else f' ({wall:.1f})':>8}"
-        raw = raw_by_step.get(label)
         if raw:
             line += f"{raw:>11.1f}" + "".join(f"{cpu / raw:>10.1f}x" for cpu, _ in cells.values())
         lines.append(line)
@@ -241,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         measured_dir = work / "runs" / runners[0]
         with Phase(monitor) as phase:
             config = validate_config(read_raw_config(work / f"config-{runners[0]}.yaml"), PipelineConfig)
-            costs = raw_costs(warc.parts, warc.records, measured_dir, config, tokenizer, log)
+            costs = raw_costs(warc.parts, warc.records, measured_dir, config, tokenizer, log, work / "raw-inputs")
         raw_others = phase.others_s
     finally:
         others_s, steal_s = end_run(monitor, work, keep=bool(args.work))

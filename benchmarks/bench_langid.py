@@ -6,7 +6,7 @@ something to amortise. Every column runs on those same repeated documents.
 
 (a) fastText lid.176.ftz predict alone: on the whole text with newlines replaced, k=-1 (what
     datatrove's LanguageFilter does), and on the stage's sample with the stage's k.
-(b) the whole stage in this process (LocalExecutor -> run_document_task): Parquet read, rows,
+(b) the whole stage in this process (LocalExecutor -> run_chain_task): Parquet read, rows,
     sample + predict, keep rule, Parquet write, stats.
 (c) the same through SparkExecutor on local[2].
 (d) datatrove JsonlReader -> LanguageFilter() (defaults) on the same documents as JSONL.
@@ -41,15 +41,13 @@ from peer_env import PeerEnvError, run_peer
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.spark import SparkExecutor
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint, input_parts, stage_input_identity
-from corpus_pipeline.engine.stages import run_langid
-from corpus_pipeline.engine.task_output import TaskOutput
+from corpus_pipeline.engine.stage_dir import input_parts
 from corpus_pipeline.evaluation.commands import evaluate_langid
 from corpus_pipeline.evaluation.langid import load_sentences, read_fasttext_labels, score_langid
-from corpus_pipeline.stages.base import text_bytes
 from corpus_pipeline.stages.langid import LangIdStage, bundled_model_path, language_sample, load_model
-from corpus_pipeline.stats import StageStats
 
 DOCS_TARGET, QUICK_DOCS_TARGET = 20_000, 2_000
 INPUT_PARTS = 8  # like an extract output from 8 WARC files
@@ -60,26 +58,14 @@ QUICK_SENTENCES_PER_LANGUAGE = 100
 
 
 def repeated_input(docs_dir: Path, copies: int, work: Path) -> Path:
-    """A stage directory holding the documents of docs_dir `copies` times, written through the
-    engine's own task output (so langid reads it as it reads any upstream stage)."""
+    """A stage directory holding the documents of docs_dir `copies` times, published through the
+    engine's own task commit (so langid reads it as it reads any upstream stage); skipped when an
+    earlier run published the same rows."""
     table = pa.concat_tables(pq.read_table(part) for part in input_parts(docs_dir))
-    output = work / "langid-input"
-    stage_dir = StageDir(output, fingerprint("bench-repeat", str(copies), stage_input_identity(docs_dir)))
-    if stage_dir.is_done():
-        return output
     rows = table.to_pylist() * copies
     per_part = math.ceil(len(rows) / INPUT_PARTS)
-    target = stage_dir.begin()
-    for task_id in range(INPUT_PARTS):
-        task = TaskOutput(target, task_id, table.schema)
-        stats = StageStats("bench-repeat", tasks=1)
-        for row in rows[task_id * per_part : (task_id + 1) * per_part]:
-            stats.count_in(text_bytes(row))
-            stats.count_kept(text_bytes(row))
-            task.keep(row)
-        task.commit(stats)
-    stage_dir.finish("bench-repeat", 0.0)
-    return output
+    parts = [rows[task_id * per_part : (task_id + 1) * per_part] for task_id in range(INPUT_PARTS)]
+    return publish_rows(work / "langid-input", parts, schema=table.schema, stage="bench-repeat")
 
 
 def write_jsonl(texts: list[str], folder: Path) -> Path:
@@ -102,12 +88,12 @@ def raw_predict(model, inputs: list[str], k: int) -> tuple[float, float]:
     return wall, cpu
 
 
-def run_stage(
+def time_stage(
     input_dir: Path, output: Path, config: PipelineConfig, executor, docs: int, clock=clocks
 ) -> tuple[float, float]:
     """Wall and CPU seconds of the whole stage (CPU of this process, or of the whole process tree)."""
     wall0, cpu0 = clock()
-    result = run_langid(input_dir, output, config, executor)
+    result = run_stage("langid", input_dir, output, config, executor)
     wall1, cpu1 = clock()
     check_fresh_run(result, docs)
     shutil.rmtree(output)
@@ -241,9 +227,10 @@ def run(ctx: Context, config: PipelineConfig, log=print) -> StageReport:
     )
     del whole, samples
 
-    log("langid (b): the stage in one process (LocalExecutor -> run_document_task)")
+    log("langid (b): the stage in one process (LocalExecutor -> run_chain_task)")
     local = [
-        run_stage(input_dir, ctx.work / f"langid-local-{rep}", config, LocalExecutor(), docs) for rep in range(ctx.reps)
+        time_stage(input_dir, ctx.work / f"langid-local-{rep}", config, LocalExecutor(), docs)
+        for rep in range(ctx.reps)
     ]
     report.add(
         Column(
@@ -270,7 +257,7 @@ def run(ctx: Context, config: PipelineConfig, log=print) -> StageReport:
     report.info["spark_session_start_s"] = ctx.spark_start_s[-1]
     try:
         spark_runs = [
-            run_stage(input_dir, ctx.work / f"langid-spark-{rep}", config, SparkExecutor(spark), docs, tree_clocks)
+            time_stage(input_dir, ctx.work / f"langid-spark-{rep}", config, SparkExecutor(spark), docs, tree_clocks)
             for rep in range(ctx.reps)
         ]
     finally:

@@ -5,7 +5,7 @@ English, Chinese...), repeated to ~20,000 (the same documents, in order, N times
 per-job overhead is amortised. Every column runs on those same documents, ALL PII types enabled.
 
 (a) the detector alone in this process: find + redact per text, the stage's per-document work.
-(b) the whole stage in this process (LocalExecutor -> run_document_task): Parquet in, signals,
+(b) the whole stage in this process (LocalExecutor -> run_chain_task): Parquet in, signals,
     redaction, keep rule, Parquet out, stats.
 (c) the same through SparkExecutor on local[2].
 (d) datatrove JsonlReader -> PIIFormatter() (defaults: emails and public IPv4 only) in its venv,
@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 from common import DATA, MB, Column, Context, StageReport, Target, seconds_of_fresh_run
@@ -35,13 +36,11 @@ from peer_env import PeerEnvError, ensure_peer_env, peer_environment, peer_pytho
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.spark import SparkExecutor
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
-from corpus_pipeline.engine.task_output import TaskOutput
 from corpus_pipeline.evaluation.pii import load_gold, score_pii
 from corpus_pipeline.pii.detector import PiiDetector, redact
-from corpus_pipeline.pii.runner import run_pii
-from corpus_pipeline.stats import StageStats
 
 WEB_DOCS = DATA / "dedup" / "web_docs.jsonl"
 GOLD = DATA / "pii" / "presidio_synth_dev.json"
@@ -54,23 +53,15 @@ SPARK_SPEEDUP_TARGET = 1.6
 
 def document_input(texts: list[str], work: Path) -> Path:
     """A finished stage directory holding `texts` in INPUT_PARTS parts, as any upstream stage writes."""
-    output = work / "pii-input"
-    stage_dir = StageDir(output, fingerprint("bench-pii-input", str(len(texts)), [str(WEB_DOCS)]))
-    if stage_dir.is_done():
-        return output
-    target = stage_dir.begin()
     per_part = math.ceil(len(texts) / INPUT_PARTS)
-    for task_id in range(INPUT_PARTS):
-        task = TaskOutput(target, task_id, DOCUMENT_SCHEMA)
-        stats = StageStats("bench-pii-input", tasks=1)
-        for index, text in enumerate(texts[task_id * per_part : (task_id + 1) * per_part]):
-            nbytes = len(text.encode("utf-8"))
-            stats.count_in(nbytes)
-            stats.count_kept(nbytes)
-            task.keep(empty_document(id=f"{task_id}-{index}", text=text))
-        task.commit(stats)
-    stage_dir.finish("bench-pii-input", 0.0)
-    return output
+    parts = [
+        [
+            empty_document(id=f"{task_id}-{index}", text=text)
+            for index, text in enumerate(texts[task_id * per_part : (task_id + 1) * per_part])
+        ]
+        for task_id in range(INPUT_PARTS)
+    ]
+    return publish_rows(work / "pii-input", parts, schema=DOCUMENT_SCHEMA, stage="bench-pii-input")
 
 
 def detector_seconds(detector: PiiDetector, texts: list[str]) -> float:
@@ -81,7 +72,7 @@ def detector_seconds(detector: PiiDetector, texts: list[str]) -> float:
 
 
 def stage_seconds(input_dir: Path, output: Path, config: PipelineConfig, executor, docs: int) -> float:
-    return seconds_of_fresh_run(run_pii, input_dir, output, config, executor, docs)
+    return seconds_of_fresh_run(partial(run_stage, "pii"), input_dir, output, config, executor, docs)
 
 
 def run_peer_pii(args: list[str]) -> dict:

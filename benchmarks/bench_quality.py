@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from common import DATA, MB, Column, Context, StageReport, Target, seconds_of_fresh_run
@@ -37,14 +38,12 @@ from peer_env import PeerEnvError, ensure_peer_env, peer_environment, peer_pytho
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
-from corpus_pipeline.engine.task_output import TaskOutput
+from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.quality import c4, fineweb, gopher
-from corpus_pipeline.quality.runner import run_quality
 from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.quality.words import STOP_WORDS, segment, stop_word_set
 from corpus_pipeline.stages.langid import LangIdStage
-from corpus_pipeline.stats import StageStats
 
 WEB_DOCS = DATA / "dedup" / "web_docs.jsonl"
 PEER_SCRIPT = Path(__file__).resolve().parent / "peer_datatrove_quality.py"
@@ -72,22 +71,10 @@ def load_docs(limit: int | None, config: PipelineConfig) -> list[dict]:
 
 def write_input(docs: list[dict], copies: int, work: Path) -> Path:
     """A finished stage directory holding `docs` `copies` times (ids made unique per copy)."""
-    stage_dir = StageDir(work / "quality-input", fingerprint("bench-quality-input", str(copies), [str(len(docs))]))
-    if stage_dir.is_done():
-        return stage_dir.output
     rows = [{**doc, "id": f"{doc['id']}#{copy}"} for copy in range(copies) for doc in docs]
     per_part = math.ceil(len(rows) / INPUT_PARTS)
-    target = stage_dir.begin()
-    for task_id in range(INPUT_PARTS):
-        output = TaskOutput(target, task_id, DOCUMENT_SCHEMA)
-        stats = StageStats("bench-input", tasks=1)
-        for row in rows[task_id * per_part : (task_id + 1) * per_part]:
-            stats.count_in(len(row["text"]))
-            stats.count_kept(len(row["text"]))
-            output.keep(row)
-        output.commit(stats)
-    stage_dir.finish("bench-input", 0.0)
-    return stage_dir.output
+    parts = [rows[task_id * per_part : (task_id + 1) * per_part] for task_id in range(INPUT_PARTS)]
+    return publish_rows(work / "quality-input", parts, schema=DOCUMENT_SCHEMA, stage="bench-quality-input")
 
 
 def time_families(texts: list[str]) -> float:
@@ -113,7 +100,7 @@ def time_all_signals(docs: list[dict], config: PipelineConfig) -> float:
 
 
 def time_stage(input_dir: Path, output: Path, config: PipelineConfig, executor, docs: int) -> float:
-    return seconds_of_fresh_run(run_quality, input_dir, output, config, executor, docs)
+    return seconds_of_fresh_run(partial(run_stage, "quality"), input_dir, output, config, executor, docs)
 
 
 def peer_blocks(texts: list[str], work: Path, reps: int, log) -> list[dict]:

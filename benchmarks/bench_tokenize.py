@@ -35,13 +35,11 @@ from common import DATA, MB, Column, Context, StageReport, Target
 from corpus_pipeline.config import PipelineConfig, TrainTokenizerConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.spark import SparkExecutor
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
-from corpus_pipeline.engine.task_output import TaskOutput
-from corpus_pipeline.stats import StageStats
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe
 from corpus_pipeline.tokenize.reader import TokenShards
-from corpus_pipeline.tokenize.runner import run_tokenize
 
 TEXT_FILES = [
     ("text/en_abc_news.txt", "latin-1"),
@@ -103,27 +101,22 @@ def unique_documents(limit_bytes: int | None) -> list[str]:
 
 
 def document_input(texts: list[str], work: Path) -> Path:
-    output = work / "tokenize-input"
-    work.mkdir(parents=True, exist_ok=True)
-    stage_dir = StageDir(output, fingerprint("bench-tokenize-input", str(len(texts)), []))
-    target = stage_dir.begin()
+    """A finished stage directory holding `texts` in INPUT_PARTS parts, as any upstream stage writes."""
     per_part = -(-len(texts) // INPUT_PARTS)
-    for task in range(INPUT_PARTS):
-        out, stats = TaskOutput(target, task, DOCUMENT_SCHEMA), StageStats("bench", tasks=1)
-        for number in range(task * per_part, min(len(texts), (task + 1) * per_part)):
-            text = texts[number]
-            out.keep(empty_document(id=document_id(f"https://bench/{number}", text), text=text, language="xx"))
-            stats.count_in(len(text.encode()))
-            stats.count_kept(len(text.encode()))
-        out.commit(stats)
-    stage_dir.finish("bench", 0.0)
-    return output
+    parts = [
+        [
+            empty_document(id=document_id(f"https://bench/{number}", texts[number]), text=texts[number], language="xx")
+            for number in range(task * per_part, min(len(texts), (task + 1) * per_part))
+        ]
+        for task in range(INPUT_PARTS)
+    ]
+    return publish_rows(work / "tokenize-input", parts, schema=DOCUMENT_SCHEMA, stage="bench-tokenize-input")
 
 
 def timed_stage(input_dir: Path, tokenizer: Path, output: Path, config: PipelineConfig, executor) -> tuple[float, int]:
     shutil.rmtree(output, ignore_errors=True)
     started = time.perf_counter()
-    result = run_tokenize(input_dir, tokenizer, output, config, executor)
+    result = run_stage("tokenize", input_dir, output, config, executor, tokenizer=tokenizer)
     return time.perf_counter() - started, result.stats.extra["tokens"]["text"]
 
 

@@ -100,6 +100,12 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "13 min idle, 10.4 of them datatrove's (--quick: 300 documents, ~70 s)",
     ),
     Benchmark(
+        "dedup-jobs",
+        ("benchmarks/bench_dedup_jobs.py",),
+        "dedup's fixed cost on local[1]: Spark jobs and seconds per run on the real pages, output hashes",
+        "1 + 3 runs, ~1 min idle",
+    ),
+    Benchmark(
         "dedup-scale",
         ("benchmarks/bench_dedup_scale.py", "--work", "/tmp/dedup-scale"),
         "dedup time and peak memory at 10k, 100k and 1M documents",

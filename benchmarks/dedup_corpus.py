@@ -36,8 +36,8 @@ from corpus_pipeline.dedup import plant
 from corpus_pipeline.dedup.plant import edited_copy
 from corpus_pipeline.dedup.shingles import normalize_for_hashing, uses_characters
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
-from corpus_pipeline.engine.stage_dir import SUCCESS
-from corpus_pipeline.engine.task_output import part_name
+from corpus_pipeline.engine.stage_dir import KEPT_HERE, SUCCESS
+from corpus_pipeline.engine.task_plan import part_name
 
 WEB_DOCS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "dedup" / "web_docs.jsonl"
 PLANTED_SHARE = 0.1
@@ -172,6 +172,8 @@ def write_stage(generated: Iterator[Generated], directory: Path, parts: int, ide
     finally:
         for writer in writers:
             writer.close()
-    success = {"stage": "bench-dedup-input", "fingerprint": identity, "version": __version__}
+    # Streamed, not through publish_rows (which holds every row in memory); the marker says, as the
+    # engine's does, that the kept documents are these parts.
+    success = {"stage": "bench-dedup-input", "fingerprint": identity, "version": __version__, "kept": KEPT_HERE}
     (directory / SUCCESS).write_text(json.dumps(success) + "\n", encoding="utf-8")
     return written

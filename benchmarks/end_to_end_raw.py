@@ -1,6 +1,9 @@
 """The raw cost of the pipeline's per-document work: each library called alone, in this process, on
 the very documents the matching stage of a finished run read (extract's output for langid, langid's
-for normalize, ...), so a raw figure and a pipeline step measure the same work.
+for normalize, ...), so a raw figure and a pipeline step measure the same work. A stage that ran
+fused with the ones after it passed its documents on without writing them (engine.write_intermediate
+false, the default): those are rebuilt here, untimed, by rerunning that stage alone in this process
+with the run's config on the documents it read (the same input and config give the same documents).
 
 Two kinds of line: a library's call (warcio, trafilatura, fastText, ftfy, datasketch, HF tokenizers),
 and the project's own per-document code where no library does the job (dedup's word/CJK shingles,
@@ -25,17 +28,11 @@ from common import clocks
 from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.stage_dir import input_parts
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.registry import previous_documents_stage, stage_spec
+from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.engine.stage_dir import KEPT_HERE, input_parts, read_success
 
-# The stage directory each step reads, as steps.py names them.
-STAGE_INPUTS = {
-    "langid": "01_extract",
-    "normalize": "02_langid",
-    "dedup": "03_normalize",
-    "pii": "04_dedup",
-    "quality": "05_pii",
-    "tokenize": "06_quality",
-}
 ENCODE_BATCH = 1_000  # texts per encode_batch call, as benchmarks/bench_tokenize.py
 
 
@@ -52,8 +49,30 @@ class RawCost:
         return asdict(self)
 
 
-def stage_rows(run_dir: Path, step: str, columns: list[str]) -> list[dict]:
-    directory = run_dir / STAGE_INPUTS[step]
+@dataclass(frozen=True)
+class MeasuredRun:
+    """A finished run, and what rebuilds the documents its fused stages passed on."""
+
+    run_dir: Path
+    parts: list[str]  # the WARC files its extract read
+    config: PipelineConfig  # the run's own config
+    scratch: Path  # where passed-on documents are rebuilt
+
+    def documents(self, stage: str) -> Path:
+        """The stage directory holding the documents `stage` kept in the run: the run's own, or,
+        when the stage ran fused and passed them on, the stage rerun alone into `scratch`."""
+        directory = self.run_dir / stage_spec(stage).directory
+        if read_success(directory).get("kept", KEPT_HERE) == KEPT_HERE:
+            return directory
+        previous = previous_documents_stage(stage)
+        source = self.parts if previous is None else self.documents(previous.name)
+        rebuilt = self.scratch / stage_spec(stage).directory
+        return run_stage(stage, source, rebuilt, self.config, LocalExecutor(self.config.spark)).output
+
+
+def stage_rows(run: MeasuredRun, step: str, columns: list[str]) -> list[dict]:
+    """The documents `step` read in the run (the previous documents stage's kept ones)."""
+    directory = run.documents(previous_documents_stage(step).name)
     return pa.concat_tables(pq.read_table(part, columns=columns) for part in input_parts(directory)).to_pylist()
 
 
@@ -81,18 +100,18 @@ def extract_costs(parts: list[str], records: int, config: PipelineConfig) -> lis
     return [warc, RawCost("extract", "trafilatura.extract, the stage's calls", wall, cpu, len(calls), True)]
 
 
-def langid_cost(run_dir: Path, model_path: str) -> RawCost:
+def langid_cost(run: MeasuredRun, model_path: str) -> RawCost:
     from corpus_pipeline.stages.langid import load_model
 
-    texts = [row["text"].replace("\n", " ") for row in stage_rows(run_dir, "langid", ["text"])]
+    texts = [row["text"].replace("\n", " ") for row in stage_rows(run, "langid", ["text"])]
     wall, cpu = raw_predict(load_model(model_path), texts, 1)
     return RawCost("langid", "fastText lid.176.ftz predict, whole text, k=1", wall, cpu, len(texts), True)
 
 
-def normalize_cost(run_dir: Path) -> RawCost:
+def normalize_cost(run: MeasuredRun) -> RawCost:
     from corpus_pipeline.stages.normalize import FTFY_CONFIG
 
-    texts = [row["text"] for row in stage_rows(run_dir, "normalize", ["text"])]
+    texts = [row["text"] for row in stage_rows(run, "normalize", ["text"])]
 
     def fix_all() -> None:
         for text in texts:
@@ -102,7 +121,7 @@ def normalize_cost(run_dir: Path) -> RawCost:
     return RawCost("normalize", "ftfy.fix_text (the stage's repairs) + NFC, every text", wall, cpu, len(texts), True)
 
 
-def dedup_costs(run_dir: Path, config: PipelineConfig) -> list[RawCost]:
+def dedup_costs(run: MeasuredRun, config: PipelineConfig) -> list[RawCost]:
     """Shingles (the project's: word 5-grams, CJK character 5-grams), then datasketch MinHash of
     them and a MinHashLSH insert + query of every document at the stage's threshold and weights."""
     from datasketch import MinHash, MinHashLSH
@@ -111,7 +130,7 @@ def dedup_costs(run_dir: Path, config: PipelineConfig) -> list[RawCost]:
     from corpus_pipeline.dedup.shingles import document_shingles
 
     settings = config.dedup
-    rows = stage_rows(run_dir, "dedup", ["text", "language"])
+    rows = stage_rows(run, "dedup", ["text", "language"])
     shingled: list[set[str]] = []
 
     def shingle_all() -> None:
@@ -136,19 +155,19 @@ def dedup_costs(run_dir: Path, config: PipelineConfig) -> list[RawCost]:
     return [shingles, RawCost("dedup", what, wall, cpu, len(rows), True)]
 
 
-def pii_cost(run_dir: Path, config: PipelineConfig) -> RawCost:
+def pii_cost(run: MeasuredRun, config: PipelineConfig) -> RawCost:
     from corpus_pipeline.pii.detector import PiiDetector
 
-    texts = [row["text"] for row in stage_rows(run_dir, "pii", ["text"])]
+    texts = [row["text"] for row in stage_rows(run, "pii", ["text"])]
     detector = PiiDetector(config.pii)
     wall, cpu = timed(lambda: detector_seconds(detector, texts))
     return RawCost("pii", "PII detector find + redact (project code: its regexes)", wall, cpu, len(texts), False)
 
 
-def quality_cost(run_dir: Path, config: PipelineConfig) -> RawCost:
+def quality_cost(run: MeasuredRun, config: PipelineConfig) -> RawCost:
     from corpus_pipeline.quality.stage import QualityStage
 
-    rows = stage_rows(run_dir, "quality", ["text", "language", "url"])
+    rows = stage_rows(run, "quality", ["text", "language", "url"])
     stage = QualityStage(config.quality)
     stage.setup()
     for language in {row["language"] for row in rows}:  # stop words and vocabularies load untimed
@@ -162,11 +181,11 @@ def quality_cost(run_dir: Path, config: PipelineConfig) -> RawCost:
     return RawCost("quality", "quality signals (project code: quality/)", wall, cpu, len(rows), False)
 
 
-def tokenize_cost(run_dir: Path, tokenizer_path: Path) -> RawCost:
+def tokenize_cost(run: MeasuredRun, tokenizer_path: Path) -> RawCost:
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
-    texts = [row["text"] for row in stage_rows(run_dir, "tokenize", ["text"])]
+    texts = [row["text"] for row in stage_rows(run, "tokenize", ["text"])]
 
     def encode_all() -> None:
         for start in range(0, len(texts), ENCODE_BATCH):
@@ -177,18 +196,27 @@ def tokenize_cost(run_dir: Path, tokenizer_path: Path) -> RawCost:
 
 
 def raw_costs(
-    parts: list[str], records: int, run_dir: Path, config: PipelineConfig, tokenizer: Path, log: Callable[[str], None]
+    parts: list[str],
+    records: int,
+    run_dir: Path,
+    config: PipelineConfig,
+    tokenizer: Path,
+    log: Callable[[str], None],
+    scratch: Path,
 ) -> list[RawCost]:
+    """`scratch`: where the documents the run's fused stages passed on are rebuilt (untimed)."""
     from corpus_pipeline.stages.langid import bundled_model_path
 
+    run = MeasuredRun(run_dir, parts, config, scratch)
     costs: list[RawCost] = []
     log("raw: warcio + trafilatura on the WARC parts")
     costs += extract_costs(parts, records, config)
     log("raw: fastText, ftfy + NFC, shingles + datasketch, PII, quality signals, encode_batch")
-    costs.append(langid_cost(run_dir, config.langid.model_path or bundled_model_path()))
-    costs.append(normalize_cost(run_dir))
-    costs += dedup_costs(run_dir, config)
-    costs.append(pii_cost(run_dir, config))
-    costs.append(quality_cost(run_dir, config))
-    costs.append(tokenize_cost(run_dir, tokenizer))
+    log("  (first rebuilding, untimed, the documents the run's fused stages passed on without writing them)")
+    costs.append(langid_cost(run, config.langid.model_path or bundled_model_path()))
+    costs.append(normalize_cost(run))
+    costs += dedup_costs(run, config)
+    costs.append(pii_cost(run, config))
+    costs.append(quality_cost(run, config))
+    costs.append(tokenize_cost(run, tokenizer))
     return costs

@@ -23,6 +23,15 @@ from common import tree_clocks
 FRESH = {"ran", "not needed"}  # "reused" would mean a stage was skipped as done: no measurement
 
 
+def fused_with(output: Path | None) -> list[str]:
+    """The stages that ran in one pass with this step's stage, as its `_SUCCESS` records them (the
+    whole pass's time lands in the first one's step); [] for a stage that ran alone, or no stage."""
+    marker = Path(output) / "_SUCCESS" if output is not None else None
+    if marker is None or not marker.is_file():
+        return []
+    return json.loads(marker.read_text(encoding="utf-8")).get("fused_with", [])
+
+
 def one_run(config_path: str, runner: str, run_dir: Path) -> dict:
     from corpus_pipeline.config import load_config
     from corpus_pipeline.engine.session import get_spark
@@ -57,6 +66,7 @@ def one_run(config_path: str, runner: str, run_dir: Path) -> dict:
             "cpu_s": after[1] - before[1],
             "docs_in": stats.docs_in if stats else None,
             "kept": stats.kept if stats else None,
+            "fused_with": fused_with(outcome.output),
         }
     tokens = result.outcomes["tokenize"].stats.extra.get("tokens", {})
     return {

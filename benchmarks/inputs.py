@@ -18,7 +18,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.stages import run_extract
+from corpus_pipeline.engine.run import run_stage
 
 WARC_PARTS = 8
 QUICK_RECORDS = 160  # --quick: the first 160 records (20 per part)
@@ -71,5 +71,5 @@ def pages_input(work: Path, quick: bool) -> WarcInput:
 def extracted_docs(warc: WarcInput, work: Path, config: PipelineConfig) -> Path:
     """The extract stage's output for these WARC parts (run locally once; skipped if already done)."""
     output = work / "docs"
-    run_extract(warc.parts, output, config, LocalExecutor())
+    run_stage("extract", warc.parts, output, config, LocalExecutor())
     return output

@@ -28,15 +28,21 @@ class StageStats:
     extra: dict[str, Counter] = field(default_factory=dict)
 
     def count_in(self, nbytes: int) -> None:
-        self.docs_in += 1
-        self.bytes_in += nbytes
+        self.add_in(1, nbytes)
 
     def count_kept(self, nbytes: int) -> None:
-        self.kept += 1
+        self.add_kept(1, nbytes)
+
+    def add_in(self, docs: int, nbytes: int) -> None:
+        self.docs_in += docs
+        self.bytes_in += nbytes
+
+    def add_kept(self, docs: int, nbytes: int) -> None:
+        self.kept += docs
         self.bytes_kept += nbytes
 
-    def count_dropped(self, reason: str) -> None:
-        self.dropped[reason] += 1
+    def count_dropped(self, reason: str, n: int = 1) -> None:
+        self.dropped[reason] += n
 
     def count(self, group: str, key: str, n: int = 1) -> None:
         self.extra.setdefault(group, Counter())[key] += n

@@ -8,11 +8,8 @@ from pathlib import Path
 
 from text_sources import chinese_text, english_text
 
-from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
-from corpus_pipeline.engine.task_output import TaskOutput
-from corpus_pipeline.stages.base import text_bytes
-from corpus_pipeline.stats import StageStats
+from corpus_pipeline.document import document_id, empty_document
+from corpus_pipeline.engine.publish import publish_rows
 
 
 def real_documents(english: int = 40, chinese: int = 40, lines_per_doc: int = 4) -> list[dict]:
@@ -30,16 +27,7 @@ def real_documents(english: int = 40, chinese: int = 40, lines_per_doc: int = 4)
 
 def write_stage(directory: Path, rows: list[dict], parts: int = 3) -> Path:
     """A finished stage directory (parts, _stats.json, _SUCCESS) holding `rows`, as a stage writes it."""
-    stage_dir = StageDir(directory, fingerprint("fixture", str(len(rows)), [str(directory)]))
-    work = stage_dir.begin()
     per_part = max(1, math.ceil(len(rows) / parts))
-    for task in range(parts):
-        output = TaskOutput(work, task, DOCUMENT_SCHEMA)
-        stats = StageStats("fixture", tasks=1)
-        for row in rows[task * per_part : (task + 1) * per_part]:
-            stats.count_in(text_bytes(row))
-            stats.count_kept(text_bytes(row))
-            output.keep(row)
-        output.commit(stats)
-    stage_dir.finish("fixture", 0.0)
-    return directory
+    return publish_rows(
+        directory, [rows[task * per_part : (task + 1) * per_part] for task in range(parts)], stage="fixture"
+    )

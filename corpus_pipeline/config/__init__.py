@@ -13,6 +13,7 @@ import yaml
 from pydantic import Field, ValidationError
 
 from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config.engine import EngineConfig
 from corpus_pipeline.config.filtering import (
     BlocklistConfig,
     DedupConfig,
@@ -45,6 +46,7 @@ __all__ = [
     "CrawlConfig",
     "DedupConfig",
     "DriftBounds",
+    "EngineConfig",
     "ExtractConfig",
     "KeepRule",
     "LangIdConfig",
@@ -74,6 +76,7 @@ class PipelineConfig(Strict):
     data_root: str = "data"
     run_id: str = "demo"
     spark: SparkConfig = Field(default_factory=SparkConfig)
+    engine: EngineConfig = Field(default_factory=EngineConfig)
     extract: ExtractConfig = Field(default_factory=ExtractConfig)
     langid: LangIdConfig = Field(default_factory=LangIdConfig)
     normalize: NormalizeConfig = Field(default_factory=NormalizeConfig)

@@ -2,5 +2,5 @@
 
 seeds.py reads and partitions seeds; settings.py maps CrawlConfig to scrapy settings; spider.py,
 middlewares.py and safety.py are what runs inside scrapy; warc_writer.py writes the records;
-worker.py is the subprocess entry point; runner.py runs tasks locally or on Spark (spark_tasks.py).
+worker.py is the subprocess entry point; runner.py starts one per task; stage.py plans the tasks.
 """

@@ -1,4 +1,4 @@
-"""The `crawl` and `demo-site` verbs, for `corpus_pipeline.cli.build_parser` to add.
+"""The `demo-site` verb, for `corpus_pipeline.cli.build_parser` to add.
 
     register(verbs)   # verbs: the sub-parsers of build_parser
 
@@ -16,16 +16,6 @@ from corpus_pipeline.config import PipelineConfig
 EXIT_OK = 0
 
 
-def run_crawl_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
-    from corpus_pipeline.crawl.runner import run_crawl
-    from corpus_pipeline.summary import format_funnel
-
-    result = run_crawl(args.seeds, args.output, config, args.runner, args.previous)
-    print(format_funnel([result.stats], {result.stats.stage} if result.skipped else set()))
-    print(f"{result.stats.stage}: {result.output}")
-    return EXIT_OK
-
-
 def run_demo_site(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.demo.server import DemoServer
 
@@ -41,19 +31,12 @@ def run_demo_site(args: argparse.Namespace, config: PipelineConfig) -> int:
 
 
 def register(verbs) -> None:
-    """Add `crawl --seeds FILE --output DIR [--previous DIR]` and `demo-site [--port P]`."""
-    from corpus_pipeline.cli import _common
-
-    crawl = verbs.add_parser("crawl", help="crawl seed URLs (robots.txt, politeness, safety) into WARC files")
-    crawl.add_argument("--seeds", required=True, type=Path, help="one URL a line (# comments); .xml: a sitemap")
-    crawl.add_argument("--output", required=True, type=Path)
-    crawl.add_argument("--previous", type=Path, help="an earlier crawl's output: send conditional requests")
-    _common(crawl, runner_default="local")
-    crawl.set_defaults(handler=run_crawl_verb)
+    """Add `demo-site [--port P]` (the `crawl` verb comes from the stage registry)."""
+    from corpus_pipeline.cli_options import add_config_options
 
     demo = verbs.add_parser("demo-site", help="serve the demo website on 127.0.0.1 until interrupted")
     demo.add_argument("--port", type=int, default=8000)
     demo.add_argument("--max-articles", type=int, help="cap pages per kind (a small site for quick checks)")
     demo.add_argument("--seeds-file", type=Path, help="write the site's seed URLs here once it is serving")
-    _common(demo, runner_default="local")
+    add_config_options(demo)
     demo.set_defaults(handler=run_demo_site)

@@ -145,7 +145,8 @@ def evaluate_dedup(
 ) -> DedupReport:
     """Run the dedup stage once per configured method, then the whole chain, and score each; with a
     seed, an edited copy of a `share` of the documents is planted first."""
-    from corpus_pipeline.dedup.spark_job import run_dedup
+    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.engine.spark import SparkExecutor
 
     planted = plant_copies(docs, seed, share) if seed is not None else []
     family = {doc["id"]: doc["id"] for doc in docs} | {p.copy["id"]: p.original_id for p in planted}
@@ -161,6 +162,6 @@ def evaluate_dedup(
         source = write_documents_stage(all_docs, Path(work) / "input", parts=4)
         for methods in runs:
             run_config = config.model_copy(update={"dedup": config.dedup.model_copy(update={"methods": methods})})
-            result = run_dedup(source, Path(work) / "+".join(methods), run_config, spark)
+            result = run_stage("dedup", source, Path(work) / "+".join(methods), run_config, SparkExecutor(spark))
             scores.append(score_method("+".join(methods), all_docs, family, representatives(result.output), config))
     return DedupReport(len(all_docs), scores)

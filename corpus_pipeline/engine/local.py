@@ -3,37 +3,37 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+from corpus_pipeline.config import SparkConfig
 
-from corpus_pipeline.engine.tasks import run_document_task, run_source_task
-from corpus_pipeline.stages.base import DocumentStage, SourceStage
-
-# Rows per batch read from Parquet; the same order of size Spark's Arrow batches use.
-BATCH_ROWS = 1_000
+T = TypeVar("T")
+R = TypeVar("R")
 
 
-def _progress(stage_name: str, done: int, total: int, docs: int) -> None:
+def _progress(label: str, done: int, total: int) -> None:
     """One self-overwriting line on a terminal (Spark shows its own progress bar instead)."""
     if sys.stderr.isatty():
         end = "\n" if done == total else ""
-        print(f"\r{stage_name}: {done}/{total} tasks, {docs:,} documents in", end=end, file=sys.stderr, flush=True)
+        print(f"\r{label}: {done}/{total} tasks", end=end, file=sys.stderr, flush=True)
 
 
 class LocalExecutor:
-    name = "local"
+    distributed = False
 
-    def run_source_tasks(self, stage: SourceStage, paths: list[str], work: Path) -> None:
-        docs = 0
-        for task_id, path in enumerate(paths):
-            docs += run_source_task(stage, path, work, task_id).docs_in
-            _progress(stage.name, task_id + 1, len(paths), docs)
+    def __init__(self, spark_config: SparkConfig | None = None):
+        self.spark_config = spark_config or SparkConfig()
 
-    def run_document_tasks(self, stage: DocumentStage, parts: list[Path], input_schema: pa.Schema, work: Path) -> None:
-        docs = 0
-        for task_id, part in enumerate(parts):
-            batches = pq.ParquetFile(part).iter_batches(batch_size=BATCH_ROWS)
-            docs += run_document_task(stage, batches, input_schema, work, task_id).docs_in
-            _progress(stage.name, task_id + 1, len(parts), docs)
+    def map_tasks(self, function: Callable[[T], R], tasks: Sequence[T], label: str) -> list[R]:
+        results = []
+        for number, task in enumerate(tasks, 1):
+            results.append(function(task))
+            _progress(label, number, len(tasks))
+        return results
+
+    def session(self):
+        """A SparkSession for the steps that are DataFrame jobs whatever the runner (dedup)."""
+        from corpus_pipeline.engine.session import get_spark
+
+        return get_spark(self.spark_config)

@@ -1,100 +1,205 @@
-"""The files one task writes: its kept rows, its rejected rows by reason, and its stats file.
+"""The files of one task attempt, and how a finished attempt becomes part of its stages.
 
-Every file is written under a hidden in-progress name and renamed when closed, and the stats file
-is renamed last: a task whose stats file exists is complete, which is how a killed run resumes
-(finished tasks are skipped) and how a retried task replaces, rather than adds to, its outputs.
+An attempt writes everything into a directory of its own, `_attempts/<task>-<uuid>/`, one
+sub-directory per stage of its chain:
+
+    <stage>/kept.parquet                 kept documents (the chain's last stage, or every stage
+                                         with engine.write_intermediate)
+    <stage>/rejected/<reason>.parquet    dropped documents with their reject_detail
+    <stage>/stats.json                   the task's counters for that stage
+    task.json                            the task's identity
+
+and commits with one rename to `_committed/<task>/`. A rename onto an existing directory fails, so
+the first attempt to finish wins and a second one (a Spark retry or a speculative copy) discards its
+own files: two attempts never mix. When every task is done, `distribute` moves each committed task's
+files to their stage directories (`<task>.parquet`, `_rejected/reason=<r>/<task>.parquet`,
+`_tasks/<task>.json`): idempotently, so a driver killed half way finishes the job on resume.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import uuid
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
-from corpus_pipeline.stages.base import Drop
 from corpus_pipeline.stats import StageStats
 
-# Rows buffered before a write: bounds memory (HTML-heavy rows can be ~1 MB) while keeping
-# row groups large enough for efficient scans.
-ROWS_PER_WRITE = 2_000
+# Rows buffered before a write: bounds memory (HTML-heavy rows can be ~1 MB) and gives the row
+# groups that later stages cut their tasks from (engine.task_rows is counted in whole row groups).
+ROWS_PER_WRITE = 1_000
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "write_statistics": True}
 
+ATTEMPTS_DIR = "_attempts"
+COMMITTED_DIR = "_committed"
 STATS_DIR = "_tasks"
 REJECTED_DIR = "_rejected"
+_KEPT, _REJECTED, _STATS, _TASK = "kept.parquet", "rejected", "stats.json", "task.json"
 
 
-def part_name(task_id: int) -> str:
-    return f"part-{task_id:05d}"
+class ArrowFile:
+    """A Parquet file written from Arrow tables in row groups of ROWS_PER_WRITE rows (the last one
+    smaller), whatever the sizes of the tables it is given: the same rows give the same file."""
 
-
-def task_stats_path(stage_dir: Path, task_id: int) -> Path:
-    return stage_dir / STATS_DIR / f"{part_name(task_id)}.json"
-
-
-class _RowFile:
     def __init__(self, path: Path, schema: pa.Schema):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self.tmp = path.with_name(f".{path.name}.inprogress")
         self.schema = schema
-        self.writer = pq.ParquetWriter(self.tmp, schema, **PARQUET_OPTIONS)
-        self.rows: list[dict] = []
+        self.writer = pq.ParquetWriter(path, schema, **PARQUET_OPTIONS)
+        self.pending: list[pa.Table] = []
+        self.rows = 0
 
-    def add(self, row: dict) -> None:
-        self.rows.append(row)
-        if len(self.rows) >= ROWS_PER_WRITE:
-            self.flush()
+    def write(self, table: pa.Table) -> None:
+        if table.num_rows:
+            self.pending.append(table)
+            self.rows += table.num_rows
+            if self.rows >= ROWS_PER_WRITE:
+                self._flush(whole_groups_only=True)
 
-    def flush(self) -> None:
-        if self.rows:
-            self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
-            self.rows = []
+    def _flush(self, whole_groups_only: bool) -> None:
+        table = pa.concat_tables(self.pending)
+        ready = table.num_rows - table.num_rows % ROWS_PER_WRITE if whole_groups_only else table.num_rows
+        if ready:
+            self.writer.write_table(table.slice(0, ready), row_group_size=ROWS_PER_WRITE)
+        rest = table.slice(ready)
+        self.pending, self.rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def close(self) -> None:
-        self.flush()
+        if self.pending:
+            self._flush(whole_groups_only=False)
         self.writer.close()
-        os.replace(self.tmp, self.path)
-
-    def abort(self) -> None:
-        self.writer.close()
-        self.tmp.unlink(missing_ok=True)
 
 
-class TaskOutput:
-    """Routes a task's rows to `part-NNNNN.parquet` or `_rejected/reason=<r>/part-NNNNN.parquet`."""
+class StageAttempt:
+    """What one stage of a chain writes in one attempt."""
 
-    def __init__(self, stage_dir: Path, task_id: int, schema: pa.Schema):
-        self.stage_dir = stage_dir
-        self.task_id = task_id
+    def __init__(self, directory: Path, schema: pa.Schema, write_kept: bool):
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
         self.schema = schema
         self.rejected_schema = schema.append(REJECT_DETAIL_FIELD)
-        # A retried task starts clean: an earlier attempt may have left rejects this one won't.
-        for stale in stage_dir.glob(f"{REJECTED_DIR}/reason=*/{part_name(task_id)}.parquet"):
-            stale.unlink()
-        # The kept file always exists, even empty, so readers can rely on one part per task.
-        self.kept = _RowFile(stage_dir / f"{part_name(task_id)}.parquet", schema)
-        self.rejected: dict[str, _RowFile] = {}
+        # The kept file always exists, even empty, so a stage holds exactly one part per task.
+        self.kept = ArrowFile(directory / _KEPT, schema) if write_kept else None
+        self.rejected: dict[str, ArrowFile] = {}
 
-    def keep(self, row: dict) -> None:
-        self.kept.add(row)
+    def keep(self, table: pa.Table) -> None:
+        if self.kept is not None:
+            self.kept.write(table)
 
-    def reject(self, row: dict, drop: Drop) -> None:
-        file = self.rejected.get(drop.reason)
+    def reject(self, reason: str, table: pa.Table) -> None:
+        """`table`: the stage's schema plus reject_detail."""
+        file = self.rejected.get(reason)
         if file is None:
-            path = self.stage_dir / REJECTED_DIR / f"reason={drop.reason}" / f"{part_name(self.task_id)}.parquet"
-            file = self.rejected[drop.reason] = _RowFile(path, self.rejected_schema)
-        file.add({**row, REJECT_DETAIL_FIELD.name: drop.detail})
+            file = self.rejected[reason] = ArrowFile(self.directory / _REJECTED / f"{reason}.parquet", table.schema)
+        file.write(table)
 
-    def commit(self, stats: StageStats) -> None:
+    def close(self, stats: StageStats) -> None:
         for file in (self.kept, *self.rejected.values()):
-            file.close()
-        stats_path = task_stats_path(self.stage_dir, self.task_id)
-        stats_path.parent.mkdir(parents=True, exist_ok=True)
-        stats.write(stats_path)
+            if file is not None:
+                file.close()
+        stats.write(self.directory / _STATS)
+
+
+class TaskAttempt:
+    def __init__(self, work: Path, task_name: str, identity: str):
+        self.work, self.task_name, self.identity = work, task_name, identity
+        self.directory = work / ATTEMPTS_DIR / f"{task_name}-{uuid.uuid4().hex}"
+        self.directory.mkdir(parents=True)
+        self.stages: dict[str, StageAttempt] = {}
+
+    def stage(self, name: str, schema: pa.Schema, write_kept: bool) -> StageAttempt:
+        self.stages[name] = StageAttempt(self.directory / name, schema, write_kept)
+        return self.stages[name]
+
+    def path(self, relative: str) -> Path:
+        """A file of the attempt that no StageAttempt writes (a global stage's own outputs)."""
+        path = self.directory / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def commit(self, stats: dict[str, StageStats]) -> dict[str, StageStats]:
+        """Close every file and move the attempt into place; returns the stats of the attempt that
+        won (this one, or an earlier one that committed the same task first)."""
+        for name, attempt in self.stages.items():
+            attempt.close(stats[name])
+        for name in stats.keys() - self.stages.keys():
+            self.path(f"{name}/{_STATS}")
+            stats[name].write(self.directory / name / _STATS)
+        (self.directory / _TASK).write_text(json.dumps({"identity": self.identity}) + "\n", encoding="utf-8")
+        target = self.work / COMMITTED_DIR / self.task_name
+        target.parent.mkdir(exist_ok=True)
+        try:
+            os.rename(self.directory, target)
+        except OSError:
+            if not (target / _TASK).exists():
+                raise
+            shutil.rmtree(self.directory)  # another attempt of this task finished first
+            return committed_stats(self.work, self.task_name, list(stats))
+        return stats
 
     def abort(self) -> None:
-        for file in (self.kept, *self.rejected.values()):
-            file.abort()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def committed_stats(work: Path, task_name: str, stage_names: list[str]) -> dict[str, StageStats]:
+    directory = work / COMMITTED_DIR / task_name
+    return {name: StageStats.read(directory / name / _STATS) for name in stage_names}
+
+
+def task_identity_done(work: Path, task_name: str) -> str | None:
+    """The identity of a finished task of `work` (committed, or already distributed), else None."""
+    committed = work / COMMITTED_DIR / task_name / _TASK
+    if committed.exists():
+        return json.loads(committed.read_text(encoding="utf-8"))["identity"]
+    distributed = work / STATS_DIR / f"{task_name}.json"
+    if distributed.exists():
+        return json.loads(distributed.read_text(encoding="utf-8")).get("task_identity")
+    return None
+
+
+def forget_task(stage_works: list[Path], task_name: str) -> None:
+    """Remove every file of a task from the chain's stage directories (a stale or foreign task)."""
+    committed = stage_works[-1] / COMMITTED_DIR / task_name
+    if committed.is_dir():
+        shutil.rmtree(committed)
+    committed.unlink(missing_ok=True)
+    for work in stage_works:
+        for path in (work / f"{task_name}.parquet", work / STATS_DIR / f"{task_name}.json"):
+            path.unlink(missing_ok=True)
+        for path in work.glob(f"{REJECTED_DIR}/reason=*/{task_name}.parquet"):
+            path.unlink()
+
+
+def distribute(stage_works: dict[str, Path], chain_work: Path, task_name: str) -> None:
+    """Move a committed task's files into its stages' directories; a no-op once done."""
+    committed = chain_work / COMMITTED_DIR / task_name
+    if not committed.exists():
+        return
+    identity = json.loads((committed / _TASK).read_text(encoding="utf-8"))["identity"]
+    for name, work in stage_works.items():
+        source = committed / name
+        if (source / _KEPT).exists():
+            os.replace(source / _KEPT, work / f"{task_name}.parquet")
+        for rejected in sorted((source / _REJECTED).glob("*.parquet")) if (source / _REJECTED).exists() else []:
+            target = work / REJECTED_DIR / f"reason={rejected.stem}" / f"{task_name}.parquet"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(rejected, target)
+        if (source / _STATS).exists():
+            stats = json.loads((source / _STATS).read_text(encoding="utf-8"))
+            target = work / STATS_DIR / f"{task_name}.json"
+            target.parent.mkdir(exist_ok=True)
+            tmp = target.with_name(f".{target.name}.tmp")
+            tmp.write_text(json.dumps({**stats, "task_identity": identity}, indent=2) + "\n", encoding="utf-8")
+            os.replace(tmp, target)
+            (source / _STATS).unlink()
+    # A global stage's own files (token shards, token counts), outside the stage sub-directories.
+    for path in sorted(committed.rglob("*")):
+        if path.is_file() and path.name != _TASK and path.relative_to(committed).parts[0] not in stage_works:
+            target = stage_works[next(iter(stage_works))] / path.relative_to(committed)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+    shutil.rmtree(committed)

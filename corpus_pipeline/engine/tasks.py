@@ -1,27 +1,49 @@
-"""One task of a stage, the same code under both runners: rows in, files and stats out."""
+"""One task of a chain of stages, the same code under every executor: one pass over the task's
+input, Arrow tables from stage to stage, each stage's rejects and counters kept apart.
+
+A source stage (extract) heads a chain with the rows it reads from one file; a chain of document
+stages starts from whole row groups of one input part. Each document stage gets only its
+`input_columns` as dict rows; the engine writes back the columns it fills and filters the table on
+its verdicts, so the columns it never reads stay Arrow arrays from the input to the kept file.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.task_output import TaskOutput, task_stats_path
-from corpus_pipeline.stages.base import DocumentStage, SourceStage, Verdict, text_bytes
+from corpus_pipeline.document import REJECT_DETAIL_FIELD
+from corpus_pipeline.engine.task_output import ROWS_PER_WRITE, StageAttempt, TaskAttempt, task_identity_done
+from corpus_pipeline.engine.task_plan import Task
+from corpus_pipeline.stages.base import DocumentStage, Drop, SourceStage
 from corpus_pipeline.stats import StageStats
 
 
-def completed_task_stats(stage_dir: Path, task_id: int) -> StageStats | None:
-    """The stats of a task that already finished in an earlier, interrupted attempt at this stage."""
-    path = task_stats_path(stage_dir, task_id)
-    return StageStats.read(path) if path.exists() else None
+@dataclass(frozen=True)
+class Chain:
+    """What every task of a chain needs; pickled to executors with the stages' configs only."""
+
+    work: str  # the last stage's work directory, where tasks commit
+    source: SourceStage | None
+    stages: tuple[DocumentStage, ...]
+    # The schema each stage writes (index 0: the source's or the input parts'; then one per stage).
+    schemas: tuple[pa.Schema, ...]
+    write_kept: tuple[bool, ...]  # per stage of the chain, the source included
+
+    @property
+    def names(self) -> list[str]:
+        return ([self.source.name] if self.source else []) + [stage.name for stage in self.stages]
 
 
-def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.Table:
-    """Give a batch exactly `schema`: Spark hands strings back as large_string, and Parquet from
-    elsewhere (a FineWeb dump, say) may lack our optional columns, which become nulls."""
+def conform(batch: pa.RecordBatch | pa.Table, schema: pa.Schema) -> pa.Table:
+    """Give a batch exactly `schema`: Parquet from elsewhere (a FineWeb dump, say) may lack our
+    optional columns, which become nulls, or store strings as large_string."""
     columns = []
     for field in schema:
         index = batch.schema.get_field_index(field.name)
@@ -34,62 +56,126 @@ def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def write_task(
-    stage_dir: Path,
-    task_id: int,
-    schema: pa.Schema,
-    verdicts: Iterator[tuple[dict, Verdict]],
-    stats: StageStats,
-) -> StageStats:
-    """Route every (row, verdict) to the task's files, check the counts, commit the task.
+def table_text_bytes(table: pa.Table) -> int:
+    if table.num_rows == 0:
+        return 0
+    return pc.sum(pc.fill_null(pc.binary_length(table.column("text")), 0)).as_py() or 0
 
-    `stats` must already count each row in (`count_in`); kept and dropped are counted here."""
+
+def split_verdicts(
+    table: pa.Table, schema: pa.Schema, reasons: pa.Array, details: pa.Array, stats: StageStats, out: StageAttempt
+) -> pa.Table:
+    """Rows with their verdicts as columns (reason null: kept; else dropped with `details`): write
+    each reason's rows to its rejected file, count, and return the kept rows in `schema`."""
+    table = conform(table, schema)
+    reasons = pa.chunked_array([reasons]) if isinstance(reasons, pa.Array) else reasons
+    for reason in sorted(r for r in pc.unique(reasons).to_pylist() if r is not None):
+        mask = pc.fill_null(pc.equal(reasons, reason), False)
+        rows = table.filter(mask)
+        stats.count_dropped(reason, rows.num_rows)
+        detail = pc.filter(details, mask).cast(pa.string())
+        out.reject(reason, rows.append_column(REJECT_DETAIL_FIELD, detail))
+    kept = table.filter(pc.is_null(reasons)) if reasons.null_count < len(reasons) else table
+    stats.add_kept(kept.num_rows, table_text_bytes(kept))
+    out.keep(kept)
+    return kept
+
+
+def apply_stage(
+    stage: DocumentStage, table: pa.Table, schema: pa.Schema, stats: StageStats, out: StageAttempt
+) -> pa.Table:
+    """Run `stage` over `table`; write its rejects; return its kept rows in `schema`."""
+    stats.add_in(table.num_rows, table_text_bytes(table))
+    columns = table.column_names if stage.input_columns is None else list(stage.input_columns)
+    rows = table.select([name for name in columns if name in table.column_names]).to_pylist()
+    verdicts = stage.process_batch(rows, stats)
+    written = set(columns) if stage.input_columns is None else set(stage.rewrites)
+    written |= {field.name for field in stage.output_fields}
+    arrays = []
+    for field in schema:
+        if field.name in written:
+            arrays.append(pa.array([row.get(field.name) for row in rows], field.type))
+        elif field.name in table.column_names:
+            arrays.append(table.column(field.name))
+        else:
+            arrays.append(pa.nulls(table.num_rows, field.type))
+    table = pa.Table.from_arrays(arrays, schema=schema)
+    reasons = pa.array([None if v is None else v.reason for v in verdicts], pa.string())
+    details = pa.array([None if v is None else v.detail for v in verdicts], pa.string())
+    return split_verdicts(table, schema, reasons, details, stats, out)
+
+
+def _source_tables(
+    source: SourceStage, path: str, schema: pa.Schema, stats: StageStats, out: StageAttempt
+) -> Iterator[pa.Table]:
+    """The source's kept rows as tables of up to ROWS_PER_WRITE rows; its drops written as they come."""
+    rows: list[dict] = []
+    verdicts: list[Drop | None] = []
+
+    def flush() -> pa.Table:
+        table = pa.Table.from_pylist(rows, schema=schema)
+        reasons = pa.array([None if v is None else v.reason for v in verdicts], pa.string())
+        details = pa.array([None if v is None else v.detail for v in verdicts], pa.string())
+        rows.clear()
+        verdicts.clear()
+        return split_verdicts(table, schema, reasons, details, stats, out)
+
+    for row, verdict in source.read(path, stats):
+        rows.append(row)
+        verdicts.append(verdict)
+        if len(rows) >= ROWS_PER_WRITE:
+            yield flush()
+    yield flush()
+
+
+def _part_tables(task: Task, schema: pa.Schema) -> Iterator[pa.Table]:
+    if not task.row_groups:
+        return
+    for batch in pq.ParquetFile(task.path).iter_batches(batch_size=ROWS_PER_WRITE, row_groups=list(task.row_groups)):
+        yield conform(batch, schema)
+
+
+def run_chain_task(chain: Chain, task: Task) -> dict[str, StageStats]:
+    """Run one task through every stage of the chain and commit it; a task an earlier attempt
+    finished is not run again."""
+    work = Path(chain.work)
+    if task_identity_done(work, task.name) == task.identity:
+        return {}
     started = time.perf_counter()
-    output = TaskOutput(stage_dir, task_id, schema)
+    stages: list = ([chain.source] if chain.source else []) + list(chain.stages)
+    for stage in stages:
+        stage.setup()
+    stats = {stage.name: StageStats(stage.name, tasks=1) for stage in stages}
+    attempt = TaskAttempt(work, task.name, task.identity)
     try:
-        for row, verdict in verdicts:
-            if verdict is None:
-                stats.count_kept(text_bytes(row))
-                output.keep(row)
-            else:
-                stats.count_dropped(verdict.reason)
-                output.reject(row, verdict)
-        stats.check_balanced()
-        stats.seconds = stats.task_seconds = time.perf_counter() - started
-        output.commit(stats)
+        # With a source, schemas[i] is what stage i writes; without, schemas[0] is the input's.
+        written = chain.schemas if chain.source is not None else chain.schemas[1:]
+        outs = [
+            attempt.stage(stage.name, schema, keep)
+            for stage, schema, keep in zip(stages, written, chain.write_kept, strict=True)
+        ]
+        if chain.source is not None:
+            source_stats = stats[chain.source.name]
+            tables: Iterable[pa.Table] = _source_tables(chain.source, task.path, written[0], source_stats, outs[0])
+            outs, written = outs[1:], written[1:]
+        else:
+            tables = _part_tables(task, chain.schemas[0])
+        stage_seconds = 0.0
+        for table in tables:
+            for stage, schema, out in zip(chain.stages, written, outs, strict=True):
+                if table.num_rows == 0:
+                    break
+                stage_started = time.perf_counter()
+                table = apply_stage(stage, table, schema, stats[stage.name], out)
+                elapsed = time.perf_counter() - stage_started
+                stats[stage.name].seconds += elapsed
+                stage_seconds += elapsed
+        if chain.source is not None:
+            stats[chain.source.name].seconds = time.perf_counter() - started - stage_seconds
+        for counters in stats.values():
+            counters.check_balanced()
+            counters.task_seconds = counters.seconds
+        return attempt.commit(stats)
     except BaseException:
-        output.abort()
+        attempt.abort()
         raise
-    return stats
-
-
-def run_document_task(
-    stage: DocumentStage,
-    batches: Iterable[pa.RecordBatch],
-    input_schema: pa.Schema,
-    stage_dir: Path,
-    task_id: int,
-) -> StageStats:
-    done = completed_task_stats(stage_dir, task_id)
-    if done is not None:
-        return done
-    stage.setup()
-    stats = StageStats(stage.name, tasks=1)
-
-    def verdicts() -> Iterator[tuple[dict, Verdict]]:
-        for batch in batches:
-            rows = conform(batch, input_schema).to_pylist()
-            for row in rows:
-                stats.count_in(text_bytes(row))
-            yield from zip(rows, stage.process_batch(rows, stats), strict=True)
-
-    return write_task(stage_dir, task_id, stage.output_schema(input_schema), verdicts(), stats)
-
-
-def run_source_task(stage: SourceStage, path: str, stage_dir: Path, task_id: int) -> StageStats:
-    done = completed_task_stats(stage_dir, task_id)
-    if done is not None:
-        return done
-    stage.setup()
-    stats = StageStats(stage.name, tasks=1)
-    return write_task(stage_dir, task_id, stage.output_schema(), stage.read(path, stats), stats)

@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.runner import Executor
-from corpus_pipeline.engine.stages import run_extract
+from corpus_pipeline.engine.lifecycle import Executor
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.evaluation.extraction import ExtractionReport, load_gold, score_extraction
 from corpus_pipeline.evaluation.langid import LangIdReport, load_sentences, read_fasttext_labels, score_langid
 from corpus_pipeline.stages.langid import LangIdStage, bundled_model_path
@@ -38,7 +38,7 @@ def evaluate_extraction(
     gold = load_gold(gold_path)
     page_ids = gold_ids_by_record(warc, id_header, {canonical_url(p.url): p.id for p in gold if p.url})
     with tempfile.TemporaryDirectory(prefix="eval-extract-") as work:
-        result = run_extract([warc], Path(work) / "extract", config, executor)
+        result = run_stage("extract", [warc], Path(work) / "extract", config, executor)
         extracted = {}
         for part in sorted(result.output.glob("part-*.parquet")):
             for row in pq.read_table(part, columns=["warc_record_id", "text"]).to_pylist():

@@ -36,6 +36,8 @@ def density(matches: int, chars: int) -> float:
 class PiiStage(DocumentStage):
     name = "pii"
     output_fields = PII_FIELDS
+    input_columns = ("text",)
+    rewrites = ("text",)
 
     def __init__(self, config: PiiConfig | None = None):
         self.config = config or PiiConfig()

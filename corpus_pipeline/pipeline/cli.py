@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from corpus_pipeline.cli_options import add_runner_options
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.pipeline import exit_codes
 
@@ -16,8 +17,6 @@ def _log(line: str) -> None:
 
 
 def register(verbs) -> None:
-    from corpus_pipeline.cli import _common  # here, not at import: corpus_pipeline.cli imports this module
-
     run = verbs.add_parser(
         "run",
         help="the whole pipeline in one run directory: crawl (or given WARC/WET) -> ... -> token shards",
@@ -29,7 +28,7 @@ def register(verbs) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("--output", type=Path, help="run directory (default: <data_root>/runs/<run_id>)")
-    _common(run)
+    add_runner_options(run)
     run.set_defaults(handler=run_verb)
 
     nightly = verbs.add_parser(
@@ -42,7 +41,7 @@ def register(verbs) -> None:
         epilog=exit_codes.describe(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _common(nightly)
+    add_runner_options(nightly)
     nightly.set_defaults(handler=nightly_verb)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.runner import Executor, StageResult
+from corpus_pipeline.engine.lifecycle import Executor, StageResult
 from corpus_pipeline.stats import StageStats
 
 
@@ -16,7 +16,7 @@ from corpus_pipeline.stats import StageStats
 class RunPlan:
     config: PipelineConfig
     run_dir: Path
-    runner: str = "spark"  # per-document stages: "spark" or "local" (dedup is a Spark job either way)
+    runner: str = "spark"  # "spark" or "local" (dedup's decisions are Spark jobs either way)
     inputs: tuple[str, ...] = ()  # WARC/WET files, folders or globs; empty: crawl `seeds`
     seeds: Path | None = None
     tokenizer: Path | None = None  # None: train one on the run's corpus
@@ -60,6 +60,8 @@ class RunContext:
     tokenizer: Path | None = None
     tokens: Path | None = None
     model: Path | None = None  # the training step's output directory
+    # Results of stages that ran fused with an earlier step's stage, for their own steps to report.
+    fused: dict[str, StageResult] = field(default_factory=dict)
     _executor: Executor | None = None
 
     @property
@@ -74,19 +76,10 @@ class RunContext:
     def executor(self) -> Executor:
         """Made on first use: a run whose every stage is reused never starts Spark."""
         if self._executor is None:
-            from corpus_pipeline.engine.stages import make_executor
+            from corpus_pipeline.engine.run import make_executor
 
             self._executor = make_executor(self.config, self.plan.runner)
         return self._executor
-
-    @property
-    def spark(self):
-        """The session of the global Spark jobs (dedup), also under `--runner local`."""
-        if self.plan.runner == "spark":
-            return self.executor.spark
-        from corpus_pipeline.engine.session import get_spark
-
-        return get_spark(self.config.spark)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.stage_dir import file_identity
+from corpus_pipeline.engine.task_plan import file_identity
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.input_files import list_crawl_files
 from corpus_pipeline.pipeline.lock import LockHeld, exclusive_lock
@@ -64,7 +64,7 @@ def new_inputs(files: list[str], processed: set[str]) -> dict[str, str]:
     found = {}
     for path in files:
         try:
-            identity = file_identity([path])[0]
+            identity = file_identity(path)
         except FileNotFoundError:  # vanished since it was listed: neither new nor processed
             continue
         if identity not in processed:

@@ -1,10 +1,13 @@
-"""The steps of a run, in order. Each takes the RunContext, runs one stage function (the same one
-its CLI verb, make target and spark-submit job call) and says what happened; the stage's own
-contract (fingerprint, `_SUCCESS` last, per-task resume) decides whether it runs, resumes or is
+"""The steps of a run, in the registry's order (engine/registry.py), with the gates before the first
+stage that consumes the corpus, then training and the report. Each stage step calls the same
+`run_stage`/`run_fused` as its CLI verb, make target and spark-submit job, and the stage's own
+lifecycle (fingerprint, `_SUCCESS` last, per-task resume) decides whether it runs, resumes or is
 reused, so a rerun after a crash continues from the first unfinished stage.
 
-Adding a step is one entry in STEPS: `Step("report", run_report_step)`, or with
-`needs_passing_gates=True` for a step that consumes the corpus.
+A source or document stage runs fused with the document stages after it (one pass over each task);
+their steps then report the results that pass produced. A new document stage is a registry entry:
+its step comes from `document_step`. A global stage whose inputs are not just the previous
+documents has a step function here (crawl, dedup, train-tokenizer, tokenize).
 """
 
 from __future__ import annotations
@@ -13,17 +16,26 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from corpus_pipeline.engine.runner import StageResult
-from corpus_pipeline.engine.stages import run_extract, run_langid, run_normalize
+from corpus_pipeline.engine.registry import STAGES, StageSpec, fused_run, stage_spec
+from corpus_pipeline.engine.run import run_fused, run_stage
 from corpus_pipeline.inputs import expand_crawl_inputs
-from corpus_pipeline.pii.runner import run_pii
 from corpus_pipeline.pipeline.context import RunContext, Step, StepOutcome
 from corpus_pipeline.pipeline.input_files import present_files, read_faults
-from corpus_pipeline.quality.runner import run_quality
 
 GATES_FILE = "gates.json"
-TOKENIZER_FILE = Path("tokenizer") / "tokenizer.json"
-TOKENS_DIR = "tokens"
+
+
+def _stage_dir(ctx: RunContext, name: str) -> Path:
+    return ctx.run_dir / stage_spec(name).directory
+
+
+def _run_fused_from(ctx: RunContext, name: str, source) -> StepOutcome:
+    """Run `name` and the document stages fused after it; report `name`, keep the others' results."""
+    chain = [spec.name for spec in fused_run(name)]
+    results = run_fused(chain, source, [_stage_dir(ctx, n) for n in chain], ctx.config, ctx.executor)
+    ctx.fused.update(zip(chain[1:], results[1:], strict=True))
+    ctx.documents = results[0].output
+    return StepOutcome.of_stage(results[0])
 
 
 def crawl(ctx: RunContext) -> StepOutcome:
@@ -33,9 +45,10 @@ def crawl(ctx: RunContext) -> StepOutcome:
         return StepOutcome("not needed", notes={"why": "crawl files given (pipeline.inputs)"})
     if plan.seeds is None:
         raise ValueError("nothing to run on: set pipeline.inputs (WARC/WET files) or pipeline.seeds (URLs to crawl)")
-    from corpus_pipeline.crawl.runner import WARC_DIR, run_crawl
+    from corpus_pipeline.crawl.runner import WARC_DIR
 
-    result = run_crawl(plan.seeds, Path(ctx.config.data_root) / "crawl" / ctx.config.run_id, ctx.config, plan.runner)
+    output = Path(stage_spec("crawl").directory.format(data_root=ctx.config.data_root, run_id=ctx.config.run_id))
+    result = run_stage("crawl", plan.seeds, output, ctx.config, ctx.executor)
     ctx.crawl_inputs = [str(result.output / WARC_DIR)]
     # Crawl counts fetches, not documents: extract turns every WARC record into a row.
     return StepOutcome.of_stage(result, in_document_flow=False)
@@ -43,28 +56,30 @@ def crawl(ctx: RunContext) -> StepOutcome:
 
 def extract(ctx: RunContext) -> StepOutcome:
     files, vanished = present_files(expand_crawl_inputs(ctx.crawl_inputs))
-    result = run_extract(files, ctx.run_dir / "01_extract", ctx.config, ctx.executor)
-    ctx.documents = result.output
-    return StepOutcome.of_stage(
-        result, input_files=len(files), vanished_before_extract=vanished, read_faults=read_faults(result.output)
+    outcome = _run_fused_from(ctx, "extract", files)
+    outcome.notes.update(
+        input_files=len(files), vanished_before_extract=vanished, read_faults=read_faults(outcome.output)
     )
+    return outcome
 
 
-def document_stage(directory: str, run_stage: Callable[..., StageResult]) -> Callable[[RunContext], StepOutcome]:
-    """A step that runs a per-document stage on the previous stage's output into `directory`."""
+def document_step(name: str) -> Callable[[RunContext], StepOutcome]:
+    """A document stage on the previous stage's documents, or the result of the pass it was fused into."""
 
     def run(ctx: RunContext) -> StepOutcome:
-        result = run_stage(ctx.documents, ctx.run_dir / directory, ctx.config, ctx.executor)
-        ctx.documents = result.output
-        return StepOutcome.of_stage(result)
+        if name in ctx.fused:
+            result = ctx.fused.pop(name)
+            ctx.documents = result.output
+            return StepOutcome.of_stage(result)
+        return _run_fused_from(ctx, name, ctx.documents)
 
     return run
 
 
 def dedup(ctx: RunContext) -> StepOutcome:
-    from corpus_pipeline.dedup.spark_job import run_dedup
-
-    result = run_dedup(ctx.documents, ctx.run_dir / "04_dedup", ctx.config, ctx.spark, ctx.plan.index_dir)
+    result = run_stage(
+        "dedup", ctx.documents, _stage_dir(ctx, "dedup"), ctx.config, ctx.executor, index=ctx.plan.index_dir
+    )
     ctx.documents = result.output
     index = str(ctx.plan.index_dir) if ctx.plan.index_dir else None
     return StepOutcome.of_stage(result, against_index=index)
@@ -94,18 +109,18 @@ def train_tokenizer(ctx: RunContext) -> StepOutcome:
     if ctx.plan.tokenizer is not None:
         ctx.tokenizer = ctx.plan.tokenizer
         return StepOutcome("not needed", ctx.tokenizer, notes={"why": f"tokenizer given: {ctx.tokenizer}"})
-    from corpus_pipeline.tokenize.runner import run_train_tokenizer
+    from corpus_pipeline.tokenize.train_stage import read_training_record
 
-    result = run_train_tokenizer(ctx.documents, ctx.run_dir / TOKENIZER_FILE, ctx.config, ctx.executor)
-    ctx.tokenizer = result.tokenizer
+    result = run_stage("train-tokenizer", ctx.documents, _stage_dir(ctx, "train-tokenizer"), ctx.config, ctx.executor)
+    ctx.tokenizer = result.output
+    record = read_training_record(result.output)
     status = "reused" if result.skipped else "ran"
-    return StepOutcome(status, result.tokenizer, notes={"vocab_size": result.vocab_size, "sha256": result.sha256})
+    return StepOutcome(status, result.output, notes={"vocab_size": record["vocab_size"], "sha256": record["sha256"]})
 
 
 def tokenize(ctx: RunContext) -> StepOutcome:
-    from corpus_pipeline.tokenize.runner import run_tokenize
-
-    result = run_tokenize(ctx.documents, ctx.tokenizer, ctx.run_dir / TOKENS_DIR, ctx.config, ctx.executor)
+    tokens = _stage_dir(ctx, "tokenize")
+    result = run_stage("tokenize", ctx.documents, tokens, ctx.config, ctx.executor, tokenizer=ctx.tokenizer)
     ctx.tokens = result.output
     return StepOutcome.of_stage(result)
 
@@ -150,17 +165,31 @@ def report(ctx: RunContext) -> StepOutcome:
     return StepOutcome("ran", result.path, notes={"drift_alerts": alerts})
 
 
-STEPS: tuple[Step, ...] = (
-    Step("crawl", crawl),
-    Step("extract", extract),
-    Step("langid", document_stage("02_langid", run_langid)),
-    Step("normalize", document_stage("03_normalize", run_normalize)),
-    Step("dedup", dedup),
-    Step("pii", document_stage("05_pii", run_pii)),
-    Step("quality", document_stage("06_quality", run_quality)),
-    Step("gates", gates),
-    Step("train-tokenizer", train_tokenizer, needs_passing_gates=True),
-    Step("tokenize", tokenize, needs_passing_gates=True),
-    Step("train", train_model, needs_passing_gates=True),
-    Step("report", report),
-)
+_STAGE_STEPS: dict[str, Callable[[RunContext], StepOutcome]] = {
+    "crawl": crawl,
+    "extract": extract,
+    "dedup": dedup,
+    "train-tokenizer": train_tokenizer,
+    "tokenize": tokenize,
+}
+
+
+def _stage_step(spec: StageSpec) -> Step:
+    run = _STAGE_STEPS.get(spec.name) or document_step(spec.name)
+    return Step(spec.name, run, needs_passing_gates=spec.consumes_corpus)
+
+
+def pipeline_steps() -> tuple[Step, ...]:
+    """Every registry stage in order, the gates before the first that consumes the corpus, then the
+    model and the report."""
+    steps: list[Step] = []
+    for spec in STAGES:
+        if spec.consumes_corpus and all(step.name != "gates" for step in steps):
+            steps.append(Step("gates", gates))
+        steps.append(_stage_step(spec))
+    steps.append(Step("train", train_model, needs_passing_gates=True))
+    steps.append(Step("report", report))
+    return tuple(steps)
+
+
+STEPS: tuple[Step, ...] = pipeline_steps()

@@ -1,6 +1,6 @@
-"""CLI verbs of the quality package, added to `corpus-pipeline` by `register(verbs)`:
+"""CLI verbs of the quality package, added to `corpus-pipeline` by `register(verbs, quality_parser)`
+(the `quality` stage verb itself comes from the stage registry):
 
-    corpus-pipeline quality --input STAGE_DIR --output DIR [--config C] [--set k=v] [--runner spark|local]
     corpus-pipeline quality train-classifier --positive P... --negative N... --output MODEL.bin
     corpus-pipeline gates RUN_DIR [--json] [--config C] [--set k=v]
 
@@ -9,34 +9,18 @@ Each sub-command sets `handler(args, config) -> exit code`.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
+from corpus_pipeline.cli_options import add_config_options
 from corpus_pipeline.config import PipelineConfig
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED = 0, 1
 
 
-def _config_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", help="YAML config; defaults apply without one")
-    parser.add_argument(
-        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override one config value"
-    )
-
-
-def register(verbs) -> None:
-    from corpus_pipeline.cli import _common
-
-    quality = verbs.add_parser(
-        "quality",
-        help="quality signals (Gopher, C4, FineWeb, coverage, entropy, blocklists, classifier) and keep rules",
-    )
-    quality.add_argument("--input", type=Path, help="a stage output directory")
-    quality.add_argument("--output", type=Path)
-    _common(quality)
-    quality.set_defaults(handler=run_quality_verb)
+def register(verbs, quality) -> None:
+    """`quality`: the stage verb's parser, which gains the `train-classifier` sub-command."""
     actions = quality.add_subparsers(dest="quality_action", metavar="{train-classifier}")
     train = actions.add_parser("train-classifier", help="train the fastText quality classifier (supervised)")
     train.add_argument("--positive", nargs="+", required=True, help="good documents: stage dir, .parquet, .jsonl, .txt")
@@ -60,22 +44,8 @@ def register(verbs) -> None:
     gates = verbs.add_parser("gates", help="corpus-level quality gates over a run's final corpus")
     gates.add_argument("run_dir", type=Path, help="runs/<run_id> (its last finished stage) or a stage directory")
     gates.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
-    _config_options(gates)
+    add_config_options(gates)
     gates.set_defaults(handler=gates_verb)
-
-
-def run_quality_verb(args, config: PipelineConfig) -> int:
-    from corpus_pipeline.engine.stages import make_executor
-    from corpus_pipeline.quality.runner import run_quality
-    from corpus_pipeline.summary import format_funnel
-
-    if args.input is None or args.output is None:
-        print("corpus-pipeline quality: --input and --output are required", file=sys.stderr)
-        return EXIT_USAGE
-    result = run_quality(args.input, args.output, config, make_executor(config, args.runner))
-    print(format_funnel([result.stats], {result.stats.stage} if result.skipped else set()))
-    print(f"{result.stats.stage}: {result.output}")
-    return EXIT_OK
 
 
 def train_classifier_verb(args, config: PipelineConfig) -> int:

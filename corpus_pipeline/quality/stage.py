@@ -62,6 +62,7 @@ class LanguageContext:
 
 class QualityStage(DocumentStage):
     name = "quality"
+    input_columns = ("id", "text", "language", "url")
 
     def __init__(self, config: QualityConfig | None = None):
         self.config = config or QualityConfig()

@@ -14,21 +14,16 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpus_pipeline.engine.registry import STAGES as REGISTRY
 from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS
 from corpus_pipeline.engine.task_output import REJECTED_DIR
 from corpus_pipeline.stats import StageStats
 
-# Directory and stage name, in pipeline order (DESIGN.md's on-disk layout).
-STAGES: tuple[tuple[str, str], ...] = (
-    ("01_extract", "extract"),
-    ("02_langid", "langid"),
-    ("03_normalize", "normalize"),
-    ("04_dedup", "dedup"),
-    ("05_pii", "pii"),
-    ("06_quality", "quality"),
-    ("tokens", "tokenize"),
+# Directory and stage name of the stages that count documents, in pipeline order (the registry's).
+STAGES: tuple[tuple[str, str], ...] = tuple(
+    (spec.directory, spec.name) for spec in REGISTRY if spec.output in ("documents", "tokens")
 )
-DOCUMENT_STAGES = tuple(name for directory, name in STAGES if directory != "tokens")
+DOCUMENT_STAGES = tuple(spec.name for spec in REGISTRY if spec.output == "documents")
 
 
 class ReportInputError(ValueError):

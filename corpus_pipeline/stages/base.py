@@ -32,13 +32,20 @@ class DocumentStage(ABC):
     name: str = ""
     # Columns this stage fills; appended to the input schema when not already present.
     output_fields: tuple[pa.Field, ...] = ()
+    # The columns the stage reads, handed to it as dict rows; None: every column. A stage that reads
+    # one column of twenty pays for one: `to_pylist` of a whole row is most of a light stage's cost.
+    input_columns: tuple[str, ...] | None = None
+    # Columns of the input the stage may rewrite (besides `output_fields`); with input_columns None,
+    # every column is written back.
+    rewrites: tuple[str, ...] = ()
 
     def setup(self) -> None:  # noqa: B027 - an optional hook, not abstract
         """Load heavy resources. Called by the runner in the process that runs the stage."""
 
     @abstractmethod
     def process(self, doc: dict, stats: StageStats) -> Verdict:
-        """Update `doc` in place (signals, rewritten text) and return None to keep it or a Drop."""
+        """Update `doc` (its `input_columns`) in place (signals, rewritten text); return None to keep
+        it, or a Drop."""
 
     def process_batch(self, docs: list[dict], stats: StageStats) -> list[Verdict]:
         """Override when the library has a faster batched call."""

@@ -54,6 +54,8 @@ def language_sample(text: str, sample_chars: int) -> str:
 
 class LangIdStage(DocumentStage):
     name = "langid"
+    input_columns = ("text",)
+    rewrites = ("language", "language_score", "language_topk")
 
     def __init__(self, config: LangIdConfig | None = None):
         self.config = config or LangIdConfig()

@@ -247,6 +247,8 @@ def collapse_whitespace(text: str) -> str:
 
 class NormalizeStage(DocumentStage):
     name = "normalize"
+    input_columns = ("text",)
+    rewrites = ("text",)
 
     def __init__(self, config: NormalizeConfig | None = None):
         self.config = config or NormalizeConfig()

@@ -1,20 +1,19 @@
 """One bucket of documents (in id order) to its shards, token counts, rejects and stats: the same code
 under Spark and the local executor, so both write the same bytes.
 
-Files of bucket B in the stage's work directory (every one written under a temporary name and
-renamed when complete; the stats file last, so a bucket whose stats file exists is done):
+Files of bucket B, written in a task attempt directory of their own (engine/task_output.py) and
+committed with one rename, then moved into the stage's work directory by the lifecycle:
     _shards/bucket-B-R.bin/.idx     shard R of the bucket (renamed <prefix>_<NNNNN> by the driver)
-    _shards/bucket-B.json           what those shards hold (documents, tokens, bytes, sha256)
+    _shards/part-B.json             what those shards hold (documents, tokens, bytes, sha256)
     token_counts/part-B.parquet     id, token_count (text tokens, end-of-document token excluded)
     _rejected/reason=empty_text/part-B.parquet
-    _tasks/part-B.json              StageStats
+    _tasks/part-B.json              StageStats, with the bucket's identity ("bucket B of N")
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -24,12 +23,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.task_output import PARQUET_OPTIONS, REJECTED_DIR, part_name, task_stats_path
+from corpus_pipeline.engine.task_output import PARQUET_OPTIONS, TaskAttempt, task_identity_done
+from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.tokenize.bpe import load_tokenizer
 from corpus_pipeline.tokenize.encode import DocumentEncoder, decode_text
 from corpus_pipeline.tokenize.indexed_dataset import ShardWriter
-from corpus_pipeline.tokenize.sharding import bucket_file_name, bucket_file_prefix
+from corpus_pipeline.tokenize.sharding import bucket_file_name
 
 STAGE = "tokenize"
 SHARDS_DIR = "_shards"
@@ -54,33 +54,24 @@ class TokenizeJob:
     shard_bytes: int
     max_chunk_chars: int
     batch_chars: int
+    buckets: int
+
+    def bucket_identity(self, bucket: int) -> str:
+        return f"bucket {bucket} of {self.buckets}"
 
     def bucket_done(self, bucket: int) -> bool:
-        return task_stats_path(Path(self.work), bucket).exists()
+        return task_identity_done(Path(self.work), part_name(bucket)) == self.bucket_identity(bucket)
 
 
 def bucket_summary_path(work: Path, bucket: int) -> Path:
     return work / SHARDS_DIR / f"{part_name(bucket)}.json"
 
 
-def _clear_bucket(work: Path, bucket: int) -> None:
-    """A retried task starts clean: an earlier attempt may have left files this one won't write
-    (finished or half-written, under the temporary `.<name>.inprogress` names too)."""
-    part = part_name(bucket)
-    patterns = [f"{SHARDS_DIR}/{bucket_file_prefix(bucket)}*", f"{SHARDS_DIR}/.{bucket_file_prefix(bucket)}*"]
-    patterns += [f"{TOKEN_COUNTS_DIR}/{part}.parquet", f"{TOKEN_COUNTS_DIR}/.{part}.parquet.inprogress"]
-    patterns += [f"{REJECTED_DIR}/reason=*/{part}.parquet", f"{REJECTED_DIR}/reason=*/.{part}.parquet.inprogress"]
-    for pattern in patterns:
-        for path in work.glob(pattern):
-            path.unlink()
-
-
 class _Rows:
-    """A Parquet file written in chunks under a temporary name, created only if a row comes."""
+    """A Parquet file of the attempt written in chunks, created only if a row comes."""
 
     def __init__(self, path: Path, schema: pa.Schema):
         self.path, self.schema, self.rows, self.writer = path, schema, [], None
-        self.tmp = path.with_name(f".{path.name}.inprogress")
 
     def add(self, row: dict) -> None:
         self.rows.append(row)
@@ -90,8 +81,7 @@ class _Rows:
     def flush(self) -> None:
         if self.rows:
             if self.writer is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self.writer = pq.ParquetWriter(self.tmp, self.schema, **PARQUET_OPTIONS)
+                self.writer = pq.ParquetWriter(self.path, self.schema, **PARQUET_OPTIONS)
             self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
             self.rows = []
 
@@ -99,15 +89,13 @@ class _Rows:
         self.flush()
         if self.writer is not None:
             self.writer.close()
-            os.replace(self.tmp, self.path)
 
 
 class _RollingShards:
     """Shards of one bucket, a new one started before a document would take .bin past shard_bytes."""
 
-    def __init__(self, job: TokenizeJob, bucket: int):
-        self.job, self.bucket, self.done, self.writer = job, bucket, [], None
-        (Path(job.work) / SHARDS_DIR).mkdir(parents=True, exist_ok=True)
+    def __init__(self, job: TokenizeJob, bucket: int, attempt: TaskAttempt):
+        self.job, self.bucket, self.done, self.writer, self.attempt = job, bucket, [], None, attempt
 
     def add(self, pieces: list[np.ndarray]) -> None:
         incoming = (sum(len(piece) for piece in pieces) + 1) * np.dtype(self.job.dtype).itemsize
@@ -115,7 +103,7 @@ class _RollingShards:
             self.done.append(self.writer.close())
             self.writer = None
         if self.writer is None:
-            path = Path(self.job.work) / SHARDS_DIR / bucket_file_name(self.bucket, len(self.done))
+            path = self.attempt.path(f"{SHARDS_DIR}/{bucket_file_name(self.bucket, len(self.done))}")
             self.writer = ShardWriter(path, np.dtype(self.job.dtype), self.job.eod_id)
         self.writer.add_document(pieces)
 
@@ -131,14 +119,14 @@ class _RollingShards:
 
 def write_bucket(job: TokenizeJob, bucket: int, rows: Iterable[Row]) -> StageStats:
     started = time.perf_counter()
-    work = Path(job.work)
-    _clear_bucket(work, bucket)
+    part = part_name(bucket)
+    attempt = TaskAttempt(Path(job.work), part, job.bucket_identity(bucket))
     tokenizer = load_tokenizer(job.tokenizer_path, job.tokenizer_sha256)
     encoder = DocumentEncoder(tokenizer, np.dtype(job.dtype), job.max_chunk_chars, job.batch_chars)
     stats = StageStats(STAGE, tasks=1)
-    counts = _Rows(work / TOKEN_COUNTS_DIR / f"{part_name(bucket)}.parquet", TOKEN_COUNTS_SCHEMA)
-    rejected = _Rows(work / REJECTED_DIR / f"reason={EMPTY_TEXT}" / f"{part_name(bucket)}.parquet", REJECTED_SCHEMA)
-    shards = _RollingShards(job, bucket)
+    counts = _Rows(attempt.path(f"{TOKEN_COUNTS_DIR}/{part}.parquet"), TOKEN_COUNTS_SCHEMA)
+    rejected = _Rows(attempt.path(f"{STAGE}/rejected/{EMPTY_TEXT}.parquet"), REJECTED_SCHEMA)
+    shards = _RollingShards(job, bucket, attempt)
 
     def documents() -> Iterator[tuple[tuple[str, str | None, int], str]]:
         for _, doc_id, raw, language in rows:
@@ -163,21 +151,16 @@ def write_bucket(job: TokenizeJob, bucket: int, rows: Iterable[Row]) -> StageSta
         summary = {"bucket": bucket, "shards": shards.close()}
         counts.close()
         rejected.close()
+        for key, value in sorted(encoder.repairs.items()):
+            stats.count("repairs", key, value)
+        stats.check_balanced()
+        stats.seconds = stats.task_seconds = time.perf_counter() - started
+        attempt.path(f"{SHARDS_DIR}/{part}.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        return attempt.commit({STAGE: stats})[STAGE]
     except BaseException:
         shards.abort()
+        attempt.abort()
         raise
-    for key, value in sorted(encoder.repairs.items()):
-        stats.count("repairs", key, value)
-    stats.check_balanced()
-    stats.seconds = stats.task_seconds = time.perf_counter() - started
-    summary_path = bucket_summary_path(work, bucket)
-    tmp = summary_path.with_name(f".{summary_path.name}.inprogress")
-    tmp.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, summary_path)
-    stats_path = task_stats_path(work, bucket)
-    stats_path.parent.mkdir(parents=True, exist_ok=True)
-    stats.write(stats_path)
-    return stats
 
 
 def write_buckets(job: TokenizeJob, rows: Iterable[Row]) -> list[tuple[int, StageStats]]:

@@ -10,6 +10,8 @@ import pytest
 import yaml
 from conftest import PROJECT_ROOT
 
+from corpus_pipeline.engine.registry import STAGES
+
 DOCKER = PROJECT_ROOT / "docker"
 COMPOSE = yaml.safe_load((DOCKER / "compose.yaml").read_text())
 SERVICES = COMPOSE["services"]
@@ -88,7 +90,7 @@ def test_submit_runs_a_job_against_the_master():
     jobs_in_image = re.search(r"^jobs=(\S+)$", SUBMIT_SCRIPT, re.MULTILINE).group(1)
     assert f"COPY jobs {jobs_in_image}" in DOCKERFILE
     stage = submit["command"][0]
-    assert (PROJECT_ROOT / "jobs" / f"{stage}.py").is_file()
+    assert stage in {spec.name for spec in STAGES} and (PROJECT_ROOT / "jobs" / "stage.py").is_file()
 
 
 def test_every_node_is_built_from_the_dockerfile_on_the_official_python_image():

@@ -62,7 +62,7 @@ def crawl(root: Path) -> list[str]:
 
 
 def stage_runs(inputs: list[str], run: Path) -> list[tuple[str, list[str]]]:
-    """(verb, arguments) of extract then langid into `run`; jobs/<verb>.py takes the same arguments."""
+    """(verb, arguments) of extract then langid into `run`; `jobs/stage.py verb` takes the same arguments."""
     return [
         ("extract", ["--input", *inputs, "--output", str(run / "01_extract")]),
         ("langid", ["--input", str(run / "01_extract"), "--output", str(run / "02_langid"), *LANGID_ONLY_EN_ZH]),
@@ -89,7 +89,7 @@ def test_jobs_on_a_standalone_cluster_equal_one_machine(tmp_path):
         worker = cluster.wait_for_worker()
         assert (worker["cores"], worker["memory"]) == (1, 1024)
         for verb, arguments in stage_runs(inputs, cluster_run):
-            completed = cluster.submit(PROJECT_ROOT / "jobs" / f"{verb}.py", arguments, name=verb)
+            completed = cluster.submit(PROJECT_ROOT / "jobs" / "stage.py", [verb, *arguments], name=verb)
             assert completed.returncode == 0, log_tail(cluster.root / f"{verb}.log")
 
     for stage in ("01_extract", "02_langid"):

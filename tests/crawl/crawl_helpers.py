@@ -1,4 +1,4 @@
-"""Shared by the crawl tests: a fast loopback config and WARC readers."""
+"""Shared by the crawl tests: the crawl stage as they run it, a fast loopback config and WARC readers."""
 
 from __future__ import annotations
 
@@ -7,6 +7,14 @@ from pathlib import Path
 from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.lifecycle import StageResult
+from corpus_pipeline.engine.run import make_executor, run_stage
+
+
+def run_crawl(
+    seeds: Path, output: Path, config: PipelineConfig, runner: str = "local", previous: Path | None = None
+) -> StageResult:
+    return run_stage("crawl", seeds, output, config, make_executor(config, runner), previous=previous)
 
 
 def loopback_config(**crawl) -> PipelineConfig:

@@ -5,13 +5,12 @@ import os
 
 import pyarrow.parquet as pq
 import pytest
-from crawl_helpers import loopback_config, response_paths, warc_records
+from crawl_helpers import loopback_config, response_paths, run_crawl, warc_records
 
-from corpus_pipeline.crawl.runner import run_crawl
 from corpus_pipeline.demo.server import DemoServer
 from corpus_pipeline.demo.site import DISALLOWED_SECTION
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.stages import run_extract
+from corpus_pipeline.engine.run import run_stage
 
 PER_DOMAIN = 2
 MAX_BODY = 100_000
@@ -96,7 +95,7 @@ def test_warc_records_carry_the_required_headers_and_validate(server, crawl):
 
 def test_the_crawl_goes_through_the_extract_stage(server, crawl, tmp_path):
     result, _ = crawl
-    extracted = run_extract([str(result.output)], tmp_path / "extract", loopback_config(), LocalExecutor())
+    extracted = run_stage("extract", [str(result.output)], tmp_path / "extract", loopback_config(), LocalExecutor())
     urls = set(pq.read_table(extracted.output).column("url").to_pylist())
     fetched = {server.base_url + path for path in response_paths(result.output, server.base_url)}
     article = next(p.url for p in server.site.pages if p.kind == "article")
@@ -121,13 +120,11 @@ def test_recrawl_sends_conditional_requests_and_records_unchanged_pages(server, 
 
 
 def test_crawl_job_entry_point_and_cli_verb(server, tmp_path, capsys):
-    import importlib.util
+    import subprocess
+    import sys
     from pathlib import Path
 
-    job = Path(__file__).parents[2] / "jobs" / "crawl.py"
-    spec = importlib.util.spec_from_file_location("crawl_job", job)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    job = Path(__file__).parents[2] / "jobs" / "stage.py"
     seeds = tmp_path / "seeds.txt"
     seeds.write_text(f"{server.base_url}/sitemap.xml\n")
     overrides = [
@@ -136,8 +133,10 @@ def test_crawl_job_entry_point_and_cli_verb(server, tmp_path, capsys):
         "crawl.max_pages=4",
         "crawl.depth_limit=0",
     ]
-    argv = ["--seeds", str(seeds), "--output", str(tmp_path / "out"), "--runner", "local"]
-    assert module.main(argv + [arg for o in overrides for arg in ("--set", o)]) == 0
-    assert "crawl" in capsys.readouterr().out
+    argv = [sys.executable, str(job), "crawl", "--seeds", str(seeds), "--output", str(tmp_path / "out")]
+    argv += ["--runner", "local", *[arg for o in overrides for arg in ("--set", o)]]
+    completed = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert "crawl" in completed.stdout
     stats = json.loads((tmp_path / "out" / "_stats.json").read_text())
     assert stats["kept"] == 4 and stats["extra"]["crawl"]["sitemaps"] == 1

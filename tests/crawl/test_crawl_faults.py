@@ -7,9 +7,7 @@ import threading
 import time
 
 import pytest
-from crawl_helpers import loopback_config, response_paths
-
-from corpus_pipeline.crawl.runner import run_crawl
+from crawl_helpers import loopback_config, response_paths, run_crawl
 
 FAULTS = ("/hang", "/reset", "/short", "/endless", "/bad-encoding", "/bomb", "/to-internal", "/to-file")
 # 127.0.0.2 is loopback but not allowlisted (only 127.0.0.1 is): a redirect there must be refused,

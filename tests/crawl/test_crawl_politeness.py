@@ -1,9 +1,8 @@
 """Measured gaps between requests to one host: the configured delay and robots.txt Crawl-delay."""
 
 import pytest
-from crawl_helpers import loopback_config
+from crawl_helpers import loopback_config, run_crawl
 
-from corpus_pipeline.crawl.runner import run_crawl
 from corpus_pipeline.demo.server import DemoServer
 
 PAGES = 6

@@ -9,9 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-from crawl_helpers import loopback_config
+from crawl_helpers import loopback_config, run_crawl
 
-from corpus_pipeline.crawl.runner import run_crawl
 from corpus_pipeline.crawl.safety import AddressPolicy, StaticResolver, forbidden_kind
 from corpus_pipeline.demo.server import DemoServer
 

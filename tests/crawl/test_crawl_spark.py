@@ -1,9 +1,8 @@
 """The crawl as a Spark job (local[2]) fetches the same pages as a single-process crawl."""
 
 import pytest
-from crawl_helpers import loopback_config, warc_records
+from crawl_helpers import loopback_config, run_crawl, warc_records
 
-from corpus_pipeline.crawl.runner import run_crawl
 from corpus_pipeline.crawl.seeds import partition_by_domain
 from corpus_pipeline.demo.server import DemoServer
 

@@ -1,7 +1,7 @@
-"""The determinism check every dedup method shares: the same documents through the dedup stage at
-4 and 13 Spark shuffle partitions (and as many input parts), the outputs to compare byte for byte.
-At 4 the small input is decided on the driver, at 13 by the Spark jobs (chain_job.py's two paths),
-so equal bytes also say that both paths make the same choices."""
+"""The dedup stage as the tests run it, and the determinism check every dedup method shares: the same
+documents through the dedup stage at 4 and 13 Spark shuffle partitions (and as many input parts), the
+outputs to compare byte for byte. At 4 the small input is decided on the driver, at 13 by the Spark
+jobs (chain_job.py's two paths), so equal bytes also say that both paths make the same choices."""
 
 from __future__ import annotations
 
@@ -10,11 +10,17 @@ from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup import chain_job
-from corpus_pipeline.dedup.spark_job import run_dedup
 from corpus_pipeline.dedup.staging import write_documents_stage
+from corpus_pipeline.engine.lifecycle import StageResult
+from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.engine.spark import SparkExecutor
 
 PARTITIONINGS = (4, 13)
 SPARK_DECIDES_AT = 13
+
+
+def run_dedup(source: Path, output: Path, config: PipelineConfig, spark, index_dir: Path | None = None) -> StageResult:
+    return run_stage("dedup", source, output, config, SparkExecutor(spark), index=index_dir)
 
 
 @contextlib.contextmanager

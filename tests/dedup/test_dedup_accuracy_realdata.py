@@ -8,11 +8,11 @@ import json
 
 import pytest
 from conftest import shared_data
+from dedup_runs import run_dedup
 from stage_fixtures import real_documents
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.evaluate import evaluate_dedup, load_jsonl, representatives
-from corpus_pipeline.dedup.spark_job import run_dedup
 from corpus_pipeline.dedup.staging import write_documents_stage
 
 pytestmark = pytest.mark.spark

@@ -8,11 +8,10 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
-from dedup_runs import decided_by_spark_jobs
+from dedup_runs import decided_by_spark_jobs, run_dedup
 
 from corpus_pipeline.config import DedupConfig, PipelineConfig
 from corpus_pipeline.dedup.index import SETTINGS, publish_to_index, read_index
-from corpus_pipeline.dedup.spark_job import run_dedup
 from corpus_pipeline.dedup.staging import write_documents_stage
 
 pytestmark = pytest.mark.spark

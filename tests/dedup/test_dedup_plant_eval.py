@@ -61,11 +61,7 @@ def test_scoring_counts_correct_and_wrong_drops_and_recall():
 
 def test_cli_registers_the_verb_and_the_eval_target():
     parser = argparse.ArgumentParser()
-    verbs = parser.add_subparsers(dest="verb")
-    cli.register(verbs)
-    evaluate = verbs.add_parser("eval").add_subparsers(dest="target")
+    evaluate = parser.add_subparsers(dest="verb").add_parser("eval").add_subparsers(dest="target")
     cli.add_eval_target(evaluate)
-    args = parser.parse_args(["dedup", "--input", "in", "--output", "out", "--set", "dedup.threshold=0.8"])
-    assert args.handler is cli.run_dedup_verb and args.overrides == ["dedup.threshold=0.8"]
     args = parser.parse_args(["eval", "dedup", "--docs", "d.jsonl", "--plant", "3", "--json"])
     assert args.handler is cli.run_dedup_eval and args.plant == 3 and args.json

@@ -8,9 +8,9 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
+from dedup_runs import run_dedup
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.dedup.spark_job import run_dedup
 from corpus_pipeline.dedup.staging import write_documents_stage
 
 pytestmark = pytest.mark.spark

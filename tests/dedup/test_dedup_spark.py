@@ -7,11 +7,10 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
-from dedup_runs import dedup_at_partitionings
+from dedup_runs import dedup_at_partitionings, run_dedup
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.components import connected_components
-from corpus_pipeline.dedup.spark_job import run_dedup
 
 pytestmark = pytest.mark.spark
 

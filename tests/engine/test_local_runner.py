@@ -9,11 +9,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
+from corpus_pipeline.document import empty_document
+from corpus_pipeline.engine.lifecycle import run_chain
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.runner import run_document_stage
-from corpus_pipeline.engine.stage_dir import SUCCESS, MissingInputError, StageDir, fingerprint
-from corpus_pipeline.engine.task_output import TaskOutput
+from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.stage_dir import SUCCESS, MissingInputError
 from corpus_pipeline.stages.base import DocumentStage, Drop
 from corpus_pipeline.stats import StageStats
 
@@ -44,25 +44,18 @@ class LengthStage(DocumentStage):
 
 def make_input(root: Path, texts_per_part: list[list[str]]) -> Path:
     """A finished stage directory holding one part per list of texts."""
-    stage_dir = StageDir(root / "00_input", fingerprint("input", "", [str(texts_per_part)]))
-    work = stage_dir.begin()
-    for task_id, texts in enumerate(texts_per_part):
-        output = TaskOutput(work, task_id, DOCUMENT_SCHEMA)
-        stats = StageStats("input", tasks=1)
-        for index, text in enumerate(texts):
-            stats.count_in(len(text))
-            stats.count_kept(len(text))
-            output.keep(empty_document(id=f"{task_id}-{index}", text=text))
-        output.commit(stats)
-    stage_dir.finish("input", 0.0)
-    return stage_dir.output
+    rows = [
+        [empty_document(id=f"{task}-{index}", text=text) for index, text in enumerate(texts)]
+        for task, texts in enumerate(texts_per_part)
+    ]
+    return publish_rows(root / "00_input", rows, stage="input")
 
 
 PARTS = [["a", "bbbb", "cc"], ["dddddd", "e"], ["ffff", "gg", "hhhhhh", ""]]
 
 
 def run(tmp_path, stage):
-    return run_document_stage(stage, tmp_path / "00_input", tmp_path / "01_length", LocalExecutor())
+    return run_chain([stage], tmp_path / "00_input", [tmp_path / "01_length"], LocalExecutor())[0]
 
 
 def test_every_document_is_kept_or_rejected_with_its_reason(tmp_path):

@@ -14,8 +14,8 @@ from conftest import PROJECT_ROOT, html_page, write_warc
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.spark import SparkExecutor
-from corpus_pipeline.engine.stages import run_extract, run_langid
 
 pytestmark = pytest.mark.spark
 
@@ -57,8 +57,8 @@ def test_extract_and_langid_on_spark_equal_local(spark, tmp_path):
     config = PipelineConfig.model_validate({"langid": {"allowed_languages": ["en", "zh"]}})
     outputs = {}
     for name, executor in (("local", LocalExecutor()), ("spark", SparkExecutor(spark))):
-        extracted = run_extract(warcs, tmp_path / name / "01_extract", config, executor)
-        identified = run_langid(extracted.output, tmp_path / name / "02_langid", config, executor)
+        extracted = run_stage("extract", warcs, tmp_path / name / "01_extract", config, executor)
+        identified = run_stage("langid", extracted.output, tmp_path / name / "02_langid", config, executor)
         outputs[name] = (extracted, identified)
     (local_x, local_l), (spark_x, spark_l) = outputs["local"], outputs["spark"]
     assert rows(spark_x.output) == rows(local_x.output)
@@ -77,13 +77,13 @@ def test_extract_and_langid_on_spark_equal_local(spark, tmp_path):
 def test_spark_rerun_is_skipped(spark, tmp_path):
     warcs = make_warcs(tmp_path, files=1)
     config = PipelineConfig()
-    first = run_extract(warcs, tmp_path / "x", config, SparkExecutor(spark))
-    second = run_extract(warcs, tmp_path / "x", config, SparkExecutor(spark))
+    first = run_stage("extract", warcs, tmp_path / "x", config, SparkExecutor(spark))
+    second = run_stage("extract", warcs, tmp_path / "x", config, SparkExecutor(spark))
     assert not first.skipped and second.skipped
 
 
 def test_jobs_run_unchanged_under_spark_submit(tmp_path):
-    """`spark-submit jobs/extract.py` is the cluster entry point: same arguments as the CLI verb."""
+    """`spark-submit jobs/stage.py extract` is the cluster entry point: same arguments as the CLI verb."""
     from pyspark.find_spark_home import _find_spark_home
 
     warcs = make_warcs(tmp_path, files=2, pages=2)
@@ -102,7 +102,8 @@ def test_jobs_run_unchanged_under_spark_submit(tmp_path):
             "local[2]",
             "--conf",
             "spark.ui.enabled=false",
-            str(PROJECT_ROOT / "jobs" / "extract.py"),
+            str(PROJECT_ROOT / "jobs" / "stage.py"),
+            "extract",
             "--input",
             *warcs,
             "--output",

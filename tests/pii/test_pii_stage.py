@@ -12,11 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from corpus_pipeline.config import PiiConfig, PipelineConfig
-from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
+from corpus_pipeline.document import empty_document
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
-from corpus_pipeline.engine.task_output import TaskOutput
-from corpus_pipeline.pii.runner import run_pii
+from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.pii.stage import COUNT_COLUMNS, DENSITY_COLUMN, PiiStage
 from corpus_pipeline.stats import StageStats
 
@@ -86,17 +85,8 @@ def test_signal_fields_are_typed_and_the_stage_pickles_small():
 
 
 def make_input(root: Path, texts: list[str]) -> Path:
-    stage_dir = StageDir(root / "00_input", fingerprint("input", "", texts))
-    work = stage_dir.begin()
-    output = TaskOutput(work, 0, DOCUMENT_SCHEMA)
-    stats = StageStats("input", tasks=1)
-    for index, text in enumerate(texts):
-        stats.count_in(len(text))
-        stats.count_kept(len(text))
-        output.keep(empty_document(id=str(index), text=text))
-    output.commit(stats)
-    stage_dir.finish("input", 0.0)
-    return stage_dir.output
+    rows = [empty_document(id=str(index), text=text) for index, text in enumerate(texts)]
+    return publish_rows(root / "00_input", [rows], stage="input")
 
 
 TEXTS = [PROSE, CONTACT, DIRECTORY, CHINESE, ""]
@@ -120,10 +110,10 @@ def check_output(output: Path) -> None:
 
 def test_stage_through_the_local_executor_and_rerun_skip(tmp_path):
     input_dir = make_input(tmp_path, TEXTS)
-    result = run_pii(input_dir, tmp_path / "01_pii", PipelineConfig(), LocalExecutor())
+    result = run_stage("pii", input_dir, tmp_path / "01_pii", PipelineConfig(), LocalExecutor())
     assert not result.skipped
     check_output(result.output)
-    assert run_pii(input_dir, tmp_path / "01_pii", PipelineConfig(), LocalExecutor()).skipped
+    assert run_stage("pii", input_dir, tmp_path / "01_pii", PipelineConfig(), LocalExecutor()).skipped
 
 
 @pytest.mark.spark
@@ -131,7 +121,7 @@ def test_stage_on_spark_gives_the_local_result(tmp_path, spark):
     from corpus_pipeline.engine.spark import SparkExecutor
 
     input_dir = make_input(tmp_path, TEXTS)
-    check_output(run_pii(input_dir, tmp_path / "01_pii", PipelineConfig(), SparkExecutor(spark)).output)
+    check_output(run_stage("pii", input_dir, tmp_path / "01_pii", PipelineConfig(), SparkExecutor(spark)).output)
 
 
 def test_cli_verb_runs_the_stage(tmp_path, capsys):

@@ -9,7 +9,7 @@ import pytest
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import ConfigError, load_config
-from corpus_pipeline.engine.stage_dir import file_identity
+from corpus_pipeline.engine.task_plan import file_identity
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.conservation import DocumentsLostError, check_seam
 from corpus_pipeline.pipeline.nightly import NightlyLayout, new_inputs, run_nightly
@@ -41,7 +41,7 @@ def test_new_inputs_are_the_unpublished_present_and_rewritten_files(tmp_path):
     published, rewritten, fresh = (tmp_path / f"{n}.warc.gz" for n in ("published", "rewritten", "fresh"))
     for path in (published, rewritten, fresh):
         path.write_bytes(b"x")
-    processed = set(file_identity([str(published), str(rewritten)]))
+    processed = {file_identity(str(published)), file_identity(str(rewritten))}
     rewritten.write_bytes(b"xy")  # another size: the crawler rewrote it
     vanished = str(tmp_path / "vanished.warc.gz")  # listed, then deleted before it was looked at
 

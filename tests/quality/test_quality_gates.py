@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -11,13 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 from quality_junk_corpus import junk_documents
 
+from corpus_pipeline.cli import build_parser
 from corpus_pipeline.config import QualityGatesConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
-from corpus_pipeline.engine.task_output import TaskOutput
-from corpus_pipeline.quality.cli import register
+from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.quality.gates import evaluate_gates, final_corpus_dir
-from corpus_pipeline.stats import StageStats
 
 SIGNALS = ("gopher_word_count", "vocab_coverage", "char_entropy", "dup_content_hash")
 SCHEMA = DOCUMENT_SCHEMA.append(pa.field("gopher_word_count", pa.int32()))
@@ -26,16 +23,7 @@ for name, kind in (("vocab_coverage", pa.float32()), ("char_entropy", pa.float32
 
 
 def write_stage(run_dir: Path, name: str, rows: list[dict], schema: pa.Schema = SCHEMA) -> Path:
-    stage_dir = StageDir(run_dir / name, fingerprint(name, "", [repr(rows)]))
-    output = TaskOutput(stage_dir.begin(), 0, schema)
-    stats = StageStats(name, tasks=1)
-    for row in rows:
-        stats.count_in(1)
-        stats.count_kept(1)
-        output.keep(row)
-    output.commit(stats)
-    stage_dir.finish(name, 0.0)
-    return stage_dir.output
+    return publish_rows(run_dir / name, [rows], schema, stage=name)
 
 
 def doc(i: int, language: str, words: int, coverage: float | None, entropy: float, content: int) -> dict:
@@ -85,14 +73,8 @@ def test_gates_need_the_quality_columns_and_documents(tmp_path):
         final_corpus_dir(tmp_path / "nothing")
 
 
-def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="corpus-pipeline")
-    register(root.add_subparsers(dest="verb", required=True))
-    return root
-
-
 def run_cli(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     return args.handler(args, load_config(args.config, args.overrides))
 
 

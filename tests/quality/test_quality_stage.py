@@ -11,11 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from corpus_pipeline.config import BlocklistConfig, PipelineConfig, QualityConfig
-from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
+from corpus_pipeline.document import empty_document
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
-from corpus_pipeline.engine.task_output import TaskOutput
-from corpus_pipeline.quality.runner import run_quality
+from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.stats import StageStats
 
@@ -109,25 +108,23 @@ def test_pickles_small_and_fingerprints_list_contents(tmp_path):
 
 
 def make_input(root: Path, docs: list[tuple[str, str]], parts: int = 2) -> Path:
-    stage_dir = StageDir(root / "05_input", fingerprint("input", "", [repr(docs)]))
-    work = stage_dir.begin()
-    for task_id in range(parts):
-        output = TaskOutput(work, task_id, DOCUMENT_SCHEMA)
-        stats = StageStats("input", tasks=1)
-        for index, (text, language) in enumerate(docs[task_id::parts]):
-            stats.count_in(len(text))
-            stats.count_kept(len(text))
-            output.keep(empty_document(id=f"{task_id}-{index}", text=text, language=language))
-        output.commit(stats)
-    stage_dir.finish("input", 0.0)
-    return stage_dir.output
+    rows = [
+        [
+            empty_document(id=f"{task}-{index}", text=text, language=language)
+            for index, (text, language) in enumerate(docs[task::parts])
+        ]
+        for task in range(parts)
+    ]
+    return publish_rows(root / "05_input", rows, stage="input")
 
 
 DOCS = [(CLEAN_EN, "en"), (CLEAN_ZH, "zh"), (MENU, "en"), ("Lorem ipsum dolor sit amet. " * 30, "en")] * 3
 
 
 def test_run_quality_writes_typed_columns_and_rejects_by_reason(tmp_path):
-    result = run_quality(make_input(tmp_path, DOCS), tmp_path / "06_quality", PipelineConfig(), LocalExecutor())
+    result = run_stage(
+        "quality", make_input(tmp_path, DOCS), tmp_path / "06_quality", PipelineConfig(), LocalExecutor()
+    )
     stats = result.stats.to_dict()
     assert (stats["docs_in"], stats["kept"]) == (12, 6)
     assert stats["dropped"] == {"gopher_stop_words": 3, "gopher_word_count": 3}  # lorem ipsum, the menu
@@ -136,7 +133,7 @@ def test_run_quality_writes_typed_columns_and_rejects_by_reason(tmp_path):
     assert set(kept.column("language").to_pylist()) == {"en", "zh"}
     rejected = pq.read_table(tmp_path / "06_quality" / "_rejected")
     assert rejected.num_rows == 6 and rejected.column("gopher_word_count").to_pylist().count(15) == 3
-    again = run_quality(tmp_path / "05_input", tmp_path / "06_quality", PipelineConfig(), LocalExecutor())
+    again = run_stage("quality", tmp_path / "05_input", tmp_path / "06_quality", PipelineConfig(), LocalExecutor())
     assert again.skipped
 
 
@@ -145,8 +142,8 @@ def test_spark_and_local_give_the_same_rows(spark, tmp_path):
     from corpus_pipeline.engine.spark import SparkExecutor
 
     source = make_input(tmp_path, DOCS)
-    local = run_quality(source, tmp_path / "local", PipelineConfig(), LocalExecutor())
-    distributed = run_quality(source, tmp_path / "spark", PipelineConfig(), SparkExecutor(spark))
+    local = run_stage("quality", source, tmp_path / "local", PipelineConfig(), LocalExecutor())
+    distributed = run_stage("quality", source, tmp_path / "spark", PipelineConfig(), SparkExecutor(spark))
     assert distributed.stats.dropped == local.stats.dropped
 
     def rows(path):

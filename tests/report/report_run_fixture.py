@@ -23,15 +23,11 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.demo.sources import load_peoples_daily, load_wikipedia
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint, input_parts
-from corpus_pipeline.engine.stages import run_langid, run_normalize
-from corpus_pipeline.engine.task_output import TaskOutput
-from corpus_pipeline.pii.runner import run_pii
-from corpus_pipeline.quality.runner import run_quality
+from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.engine.stage_dir import input_parts
 from corpus_pipeline.report.run_dir import read_columns
-from corpus_pipeline.stages.base import Drop, text_bytes
-from corpus_pipeline.stats import StageStats
-from corpus_pipeline.tokenize.runner import run_tokenize, run_train_tokenizer
+from corpus_pipeline.stages.base import Drop
 
 EMAIL = "jane.doe.planted@example.org"
 PHONE = "+1 415 555 0134"
@@ -74,19 +70,7 @@ def source_documents() -> list[dict]:
 
 def write_stage(directory: Path, name: str, schema: pa.Schema, kept: list[dict], rejected: list[tuple[dict, Drop]]):
     """A finished stage directory with one task, as the engine writes it."""
-    stage_dir = StageDir(directory, fingerprint(name, "", [str(directory)]))
-    output = TaskOutput(stage_dir.begin(), 0, schema)
-    stats = StageStats(name, tasks=1)
-    for row in kept:
-        stats.count_in(text_bytes(row))
-        stats.count_kept(text_bytes(row))
-        output.keep(row)
-    for row, drop in rejected:
-        stats.count_in(text_bytes(row))
-        stats.count_dropped(drop.reason)
-        output.reject(row, drop)
-    output.commit(stats)
-    stage_dir.finish(name, 0.0)
+    publish_rows(directory, [kept], schema, stage=name, rejected=rejected)
 
 
 def write_extract(run_dir: Path) -> None:
@@ -119,13 +103,13 @@ def write_dedup(run_dir: Path) -> None:
 def build_run(run_dir: Path) -> Path:
     settings, executor = config(), LocalExecutor()
     write_extract(run_dir)
-    run_langid(run_dir / "01_extract", run_dir / "02_langid", settings, executor)
-    run_normalize(run_dir / "02_langid", run_dir / "03_normalize", settings, executor)
+    run_stage("langid", run_dir / "01_extract", run_dir / "02_langid", settings, executor)
+    run_stage("normalize", run_dir / "02_langid", run_dir / "03_normalize", settings, executor)
     write_dedup(run_dir)
-    run_pii(run_dir / "04_dedup", run_dir / "05_pii", settings, executor)
-    run_quality(run_dir / "05_pii", run_dir / "06_quality", settings, executor)
-    trained = run_train_tokenizer(run_dir / "06_quality", run_dir / "tokenizer" / "tokenizer.json", settings, executor)
-    run_tokenize(run_dir / "06_quality", trained.tokenizer, run_dir / "tokens", settings, executor)
+    run_stage("pii", run_dir / "04_dedup", run_dir / "05_pii", settings, executor)
+    run_stage("quality", run_dir / "05_pii", run_dir / "06_quality", settings, executor)
+    trained = run_stage("train-tokenizer", run_dir / "06_quality", run_dir / "tokenizer", settings, executor)
+    run_stage("tokenize", run_dir / "06_quality", run_dir / "tokens", settings, executor, tokenizer=trained.output)
     return run_dir
 
 

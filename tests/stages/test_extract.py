@@ -165,14 +165,14 @@ def test_common_crawl_chinese_pages_decode(tmp_path):
 
 
 def test_the_stage_writes_parquet_through_the_runner(tmp_path):
+    from corpus_pipeline.engine.lifecycle import run_chain
     from corpus_pipeline.engine.local import LocalExecutor
-    from corpus_pipeline.engine.runner import run_source_stage
 
     warc = write_warc(
         tmp_path / "one.warc.gz",
         [{"url": "https://a.example/", "payload": html_page(ARTICLE).encode(), "content_type": "text/html"}],
     )
-    result = run_source_stage(ExtractStage(), [str(warc)], tmp_path / "out", LocalExecutor())
+    result = run_chain([ExtractStage()], [str(warc)], [tmp_path / "out"], LocalExecutor())[0]
     table = pq.read_table(result.output / "part-00000.parquet")
     assert table.num_rows == 1 and table.schema.field("text").type == "string"
     assert pq.ParquetFile(result.output / "part-00000.parquet").metadata.row_group(0).column(0).compression == "ZSTD"

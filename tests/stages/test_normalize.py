@@ -5,15 +5,16 @@ import random
 from itertools import islice
 
 import ftfy
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import regex
 from conftest import SHARED_DATA
 
 from corpus_pipeline.config import BoilerplateConfig, NormalizeConfig
-from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
-from corpus_pipeline.engine.tasks import run_document_task
+from corpus_pipeline.document import empty_document
+from corpus_pipeline.engine.lifecycle import run_chain
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.stages import normalize
 from corpus_pipeline.stages.base import Drop
 from corpus_pipeline.stages.normalize import (
@@ -278,8 +279,8 @@ def test_runs_through_the_task_runner(tmp_path):
         empty_document(id="b", text="２０２６年\u3000新年"),
         empty_document(id="c", text="\u200b \n "),
     ]
-    batch = pa.RecordBatch.from_pylist(rows, schema=DOCUMENT_SCHEMA)
-    stats = run_document_task(NFKC, [batch], DOCUMENT_SCHEMA, tmp_path / "normalize", 0)
+    source = publish_rows(tmp_path / "input", [rows])
+    stats = run_chain([NFKC], source, [tmp_path / "normalize"], LocalExecutor())[0].stats
     assert (stats.docs_in, stats.kept, dict(stats.dropped)) == (3, 2, {"empty_after_normalize": 1})
     kept = pq.read_table(tmp_path / "normalize" / "part-00000.parquet").to_pylist()
     assert [(r["id"], r["text"]) for r in kept] == [("a", "\u201cquoted\u201d text"), ("b", "2026年 新年")]

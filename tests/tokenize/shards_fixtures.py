@@ -10,7 +10,7 @@ from stage_fixtures import real_documents, write_stage
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.tokenize.runner import run_train_tokenizer
+from corpus_pipeline.engine.run import run_stage
 
 __all__ = ["corpus_dir", "real_documents", "small_config", "tokenizer_path", "write_stage"]
 
@@ -30,6 +30,7 @@ def corpus_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def tokenizer_path(tmp_path_factory, corpus_dir) -> Path:
-    path = tmp_path_factory.mktemp("tokenizer") / "tokenizer.json"
-    run_train_tokenizer(corpus_dir, path, small_config(), LocalExecutor())
-    return path
+    directory = tmp_path_factory.mktemp("tokenizer") / "tokenizer"
+    return (
+        run_stage("train-tokenizer", corpus_dir, directory, small_config(), LocalExecutor()).output / "tokenizer.json"
+    )

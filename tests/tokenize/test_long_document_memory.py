@@ -35,12 +35,12 @@ RUN_STAGE = textwrap.dedent(
     from corpus_pipeline.engine.local import LocalExecutor
     from corpus_pipeline.tokenize.bpe import load_tokenizer
     from corpus_pipeline.tokenize.reader import TokenShards
-    from corpus_pipeline.tokenize.runner import run_tokenize
+    from corpus_pipeline.engine.run import run_stage
 
     source, tokenizer, output = map(Path, sys.argv[1:4])
     load_tokenizer(str(tokenizer)).encode("warm up")
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
-    result = run_tokenize(source, tokenizer, output, PipelineConfig(), LocalExecutor())
+    result = run_stage("tokenize", source, output, PipelineConfig(), LocalExecutor(), tokenizer=tokenizer)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
     shards = TokenShards(output)
     text = load_tokenizer(str(tokenizer)).decode(shards.document(0).tolist())

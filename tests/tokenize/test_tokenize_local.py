@@ -15,10 +15,10 @@ from shards_fixtures import real_documents, small_config, write_stage
 
 from corpus_pipeline.document import document_id, empty_document
 from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.tokenize.bpe import TokenizerError, load_tokenizer
 from corpus_pipeline.tokenize.manifest import read_manifest
 from corpus_pipeline.tokenize.reader import TokenShards
-from corpus_pipeline.tokenize.runner import run_tokenize
 from corpus_pipeline.tokenize.verify import verify_shards
 
 # Session fixtures shared by the tokenize tests (pytest finds them as module attributes).
@@ -40,8 +40,13 @@ def decoded(directory: Path) -> list[str]:
 def test_round_trip_english_and_chinese_in_id_order(tmp_path, corpus_dir, tokenizer_path):
     docs = real_documents()
     # Shards small enough to roll: each bucket writes several.
-    result = run_tokenize(
-        corpus_dir, tokenizer_path, tmp_path / "tokens", small_config(shard_bytes=4_000), LocalExecutor()
+    result = run_stage(
+        "tokenize",
+        corpus_dir,
+        tmp_path / "tokens",
+        small_config(shard_bytes=4_000),
+        LocalExecutor(),
+        tokenizer=tokenizer_path,
     )
     manifest = read_manifest(result.output)
     assert len(manifest["shards"]) > 3 and manifest["documents"] == len(docs)
@@ -57,7 +62,9 @@ def test_round_trip_english_and_chinese_in_id_order(tmp_path, corpus_dir, tokeni
 
 
 def test_manifest_matches_its_json_schema(tmp_path, corpus_dir, tokenizer_path):
-    result = run_tokenize(corpus_dir, tokenizer_path, tmp_path / "tokens", small_config(), LocalExecutor())
+    result = run_stage(
+        "tokenize", corpus_dir, tmp_path / "tokens", small_config(), LocalExecutor(), tokenizer=tokenizer_path
+    )
     manifest = json.loads((result.output / "manifest.json").read_text())
     schema = json.loads((PROJECT_ROOT / "schemas" / "manifest.schema.json").read_text())
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (dev tool) validates the manifest schema")
@@ -73,9 +80,13 @@ def test_same_documents_in_other_parts_give_identical_bytes_and_rerun_is_skipped
     outputs = []
     for parts in (1, 5):
         source = write_stage(tmp_path / f"in{parts}", list(reversed(docs)) if parts == 5 else docs, parts=parts)
-        outputs.append(run_tokenize(source, tokenizer_path, tmp_path / f"out{parts}", config, LocalExecutor()))
+        outputs.append(
+            run_stage("tokenize", source, tmp_path / f"out{parts}", config, LocalExecutor(), tokenizer=tokenizer_path)
+        )
     assert shard_bytes(outputs[0].output) == shard_bytes(outputs[1].output)
-    again = run_tokenize(tmp_path / "in1", tokenizer_path, tmp_path / "out1", config, LocalExecutor())
+    again = run_stage(
+        "tokenize", tmp_path / "in1", tmp_path / "out1", config, LocalExecutor(), tokenizer=tokenizer_path
+    )
     assert again.skipped
 
 
@@ -91,7 +102,9 @@ def test_empty_broken_and_control_character_documents(tmp_path, tokenizer_path):
     offsets = pa.array([0, *itertools.accumulate(len(r) for r in raw)], pa.int32())
     text = pa.StringArray.from_buffers(len(raw), offsets.buffers()[1], pa.py_buffer(b"".join(raw)))
     pq.write_table(table.set_column(table.schema.get_field_index("text"), "text", text), part)
-    result = run_tokenize(source, tokenizer_path, tmp_path / "tokens", small_config(), LocalExecutor())
+    result = run_stage(
+        "tokenize", source, tmp_path / "tokens", small_config(), LocalExecutor(), tokenizer=tokenizer_path
+    )
     stats = result.stats
     assert stats.docs_in == 5 and stats.kept == 3 and dict(stats.dropped) == {"empty_text": 2}
     assert stats.extra["repairs"]["invalid_utf8"] == 1
@@ -119,8 +132,17 @@ def test_a_vocabulary_too_large_for_the_dtype_is_refused(tmp_path, corpus_dir, t
     big.add_tokens([f"<extra_{i}>" for i in range(66_000)])
     big.save(str(tmp_path / "big.json"))
     with pytest.raises(TokenizerError, match="68,000 ids does not fit uint16"):
-        run_tokenize(corpus_dir, tmp_path / "big.json", tmp_path / "t16", small_config(dtype="uint16"), LocalExecutor())
-    result = run_tokenize(corpus_dir, tmp_path / "big.json", tmp_path / "auto", small_config(), LocalExecutor())
+        run_stage(
+            "tokenize",
+            corpus_dir,
+            tmp_path / "t16",
+            small_config(dtype="uint16"),
+            LocalExecutor(),
+            tokenizer=tmp_path / "big.json",
+        )
+    result = run_stage(
+        "tokenize", corpus_dir, tmp_path / "auto", small_config(), LocalExecutor(), tokenizer=tmp_path / "big.json"
+    )
     assert read_manifest(result.output)["dtype"] == "int32" and verify_shards(result.output).ok
 
 
@@ -129,7 +151,7 @@ def test_a_killed_run_resumes_its_unfinished_buckets_and_writes_the_same_bytes(t
 
     source = write_stage(tmp_path / "in", real_documents(english=15, chinese=15), parts=2)
     config = small_config(shard_bytes=3_000, text_bytes_per_token=12.0)  # 2 buckets
-    clean = run_tokenize(source, tokenizer_path, tmp_path / "clean", config, LocalExecutor())
+    clean = run_stage("tokenize", source, tmp_path / "clean", config, LocalExecutor(), tokenizer=tokenizer_path)
     write_bucket, written = shard_task.write_bucket, []
 
     def dies_on_second_bucket(job, bucket, rows):
@@ -140,7 +162,7 @@ def test_a_killed_run_resumes_its_unfinished_buckets_and_writes_the_same_bytes(t
 
     monkeypatch.setattr(shard_task, "write_bucket", dies_on_second_bucket)
     with pytest.raises(KeyboardInterrupt):
-        run_tokenize(source, tokenizer_path, tmp_path / "resumed", config, LocalExecutor())
+        run_stage("tokenize", source, tmp_path / "resumed", config, LocalExecutor(), tokenizer=tokenizer_path)
     assert not (tmp_path / "resumed").exists(), "nothing published before the stage finished"
     resumed_buckets = []
 
@@ -149,7 +171,7 @@ def test_a_killed_run_resumes_its_unfinished_buckets_and_writes_the_same_bytes(t
         return write_bucket(job, bucket, rows)
 
     monkeypatch.setattr(shard_task, "write_bucket", records)
-    resumed = run_tokenize(source, tokenizer_path, tmp_path / "resumed", config, LocalExecutor())
+    resumed = run_stage("tokenize", source, tmp_path / "resumed", config, LocalExecutor(), tokenizer=tokenizer_path)
     assert resumed_buckets == [1 - written[0]], "the finished bucket was kept"
     assert shard_bytes(resumed.output) == shard_bytes(clean.output)
     assert resumed.stats.to_dict()["kept"] == clean.stats.kept == 30

@@ -12,9 +12,10 @@ from shards_fixtures import real_documents, small_config, write_stage
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.spark import SparkExecutor
-from corpus_pipeline.tokenize.runner import run_tokenize, run_train_tokenizer
 from corpus_pipeline.tokenize.sharding import partition_keys
+from corpus_pipeline.tokenize.train_stage import read_training_record
 
 # Session fixtures shared by the tokenize tests (pytest finds them as module attributes).
 corpus_dir = shards_fixtures.corpus_dir
@@ -47,10 +48,17 @@ def test_shards_do_not_depend_on_partitioning_or_runner(tmp_path, one_partition_
     for parts in (2, 7):
         source = write_stage(tmp_path / f"in{parts}", docs if parts == 2 else docs[::-1], parts=parts)
         assert one_partition_per_file.read.parquet(str(source)).rdd.getNumPartitions() == parts
-        results[parts] = run_tokenize(
-            source, tokenizer_path, tmp_path / f"spark{parts}", config, SparkExecutor(one_partition_per_file)
+        results[parts] = run_stage(
+            "tokenize",
+            source,
+            tmp_path / f"spark{parts}",
+            config,
+            SparkExecutor(one_partition_per_file),
+            tokenizer=tokenizer_path,
         )
-    results["local"] = run_tokenize(tmp_path / "in2", tokenizer_path, tmp_path / "local", config, LocalExecutor())
+    results["local"] = run_stage(
+        "tokenize", tmp_path / "in2", tmp_path / "local", config, LocalExecutor(), tokenizer=tokenizer_path
+    )
     files = {key: output_files(result.output) for key, result in results.items()}
     assert len(files["local"]) > 2 * 4 + 1, "several shards"
     assert files[2] == files[7] == files["local"]
@@ -64,16 +72,17 @@ def test_spark_trains_the_tokenizer_the_local_runner_trains(tmp_path, spark):
     config = PipelineConfig.model_validate(
         {"train_tokenizer": {"vocab_size": 800, "sample_bytes": 30_000, "language_weights": {"en": 1, "zh": 1}}}
     )
-    spark_result = run_train_tokenizer(source, tmp_path / "spark.json", config, SparkExecutor(spark))
-    local_result = run_train_tokenizer(source, tmp_path / "local.json", config, LocalExecutor())
-    assert spark_result.sha256 == local_result.sha256
-    assert spark_result.sample == local_result.sample
-    languages = spark_result.sample["languages"]
+    spark_output = run_stage("train-tokenizer", source, tmp_path / "spark", config, SparkExecutor(spark)).output
+    local_output = run_stage("train-tokenizer", source, tmp_path / "local", config, LocalExecutor()).output
+    spark_result, local_result = read_training_record(spark_output), read_training_record(local_output)
+    assert spark_result["sha256"] == local_result["sha256"]
+    assert spark_result["sample"] == local_result["sample"]
+    languages = spark_result["sample"]["languages"]
     assert 0 < languages["en"]["sample_docs"] < 30 and 0 < languages["zh"]["sample_docs"] < 30
     # Equal weights: about 15 KB of each language, whatever their shares of the corpus.
     assert abs(languages["en"]["sample_bytes"] - languages["zh"]["sample_bytes"]) < 10_000
-    again = run_train_tokenizer(source, tmp_path / "spark.json", config, SparkExecutor(spark))
-    assert again.skipped and again.sha256 == spark_result.sha256
+    again = run_stage("train-tokenizer", source, tmp_path / "spark", config, SparkExecutor(spark))
+    assert again.skipped and read_training_record(again.output)["sha256"] == spark_result["sha256"]
 
 
 def test_each_bucket_gets_a_partition_of_its_own(spark):

@@ -12,8 +12,8 @@ import shards_fixtures
 from shards_fixtures import small_config
 
 from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.tokenize.cli import register
-from corpus_pipeline.tokenize.runner import run_tokenize
 from corpus_pipeline.tokenize.shard_inspect import inspect_shards
 from corpus_pipeline.tokenize.verify import verify_shards
 
@@ -25,7 +25,9 @@ tokenizer_path = shards_fixtures.tokenizer_path
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory, corpus_dir, tokenizer_path):
     output = tmp_path_factory.mktemp("verify") / "tokens"
-    return run_tokenize(corpus_dir, tokenizer_path, output, small_config(shard_bytes=20_000), LocalExecutor()).output
+    return run_stage(
+        "tokenize", corpus_dir, output, small_config(shard_bytes=20_000), LocalExecutor(), tokenizer=tokenizer_path
+    ).output
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from stage_fixtures import real_documents, write_stage
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.tokenize.runner import run_tokenize, run_train_tokenizer
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.train.config import TrainConfig, load_train_config
 
 __all__ = ["make_shards", "shards_dir", "tiny_config", "tokenizer_file"]
@@ -29,16 +29,14 @@ def tiny_config(*overrides: str) -> TrainConfig:
 
 def make_shards(directory: Path, documents: list[dict], tokenizer: Path) -> Path:
     docs = write_stage(directory / "docs", documents)
-    return run_tokenize(docs, tokenizer, directory / "tokens", PIPELINE, LocalExecutor()).output
+    return run_stage("tokenize", docs, directory / "tokens", PIPELINE, LocalExecutor(), tokenizer=tokenizer).output
 
 
 @pytest.fixture(scope="session")
 def tokenizer_file(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("train_tokenizer")
     docs = write_stage(work / "docs", real_documents(english=300, chinese=300))
-    path = work / "tokenizer.json"
-    run_train_tokenizer(docs, path, PIPELINE, LocalExecutor())
-    return path
+    return run_stage("train-tokenizer", docs, work / "tokenizer", PIPELINE, LocalExecutor()).output / "tokenizer.json"
 
 
 @pytest.fixture(scope="session")

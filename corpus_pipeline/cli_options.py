@@ -1,0 +1,30 @@
+"""The options every verb that reads the pipeline config shares: defined here once."""
+
+from __future__ import annotations
+
+import argparse
+
+from corpus_pipeline.engine.registry import RUNNERS
+
+
+def add_config_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", help="YAML config (configs/demo.yaml); defaults apply without one")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config value, e.g. --set langid.min_score=0.7 (repeatable)",
+    )
+
+
+def add_runner_options(parser: argparse.ArgumentParser, runner_default: str = "spark") -> None:
+    """--config, --set and --runner."""
+    add_config_options(parser)
+    parser.add_argument(
+        "--runner",
+        choices=RUNNERS,
+        default=runner_default,
+        help="spark: a Spark job (local[*] unless spark-submit set a master); local: this process only",
+    )

@@ -1,0 +1,18 @@
+"""How stages are cut into tasks and what a fused chain of document stages writes."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from corpus_pipeline.config.base import Strict
+
+
+class EngineConfig(Strict):
+    # Rows per document task: a task covers whole row groups of one input part, up to this many
+    # rows. The plan depends on the input alone, never on the cluster, so a run resumed with other
+    # cores or another runner finds the same tasks. 5,000 web pages are ~25 MB of text and 3-10 s of
+    # work for the slowest stage (quality), long enough to amortise a Spark task's ~50 ms start.
+    task_rows: int = Field(default=5_000, ge=1)
+    # Consecutive document stages run in one pass and only the last writes kept documents; true
+    # writes every stage's kept documents as well (to rerun from the middle of a chain, or inspect).
+    write_intermediate: bool = False

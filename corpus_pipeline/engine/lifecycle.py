@@ -1,0 +1,205 @@
+"""The one lifecycle of every stage: guard the output, fingerprint, skip when done, work directory,
+run the tasks (resuming the finished ones), merge and check the counters, publish atomically.
+
+`run_chain` runs a source or document stage and the document stages after it in one pass over each
+task (DESIGN.md: fused chains); `run_global` runs a stage that sees all documents at once (dedup,
+train-tokenizer, tokenize, crawl) through its `run(...)` hook. Both end in the same StageDir calls.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Protocol
+
+import pyarrow.parquet as pq
+
+from corpus_pipeline.config import EngineConfig
+from corpus_pipeline.engine.stage_dir import (
+    KEPT_HERE,
+    StageDir,
+    check_output_apart,
+    fingerprint,
+    input_parts,
+    read_success,
+)
+from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR, distribute, forget_task, task_identity_done
+from corpus_pipeline.engine.task_plan import Task, file_identity, plan_file_tasks, plan_part_tasks
+from corpus_pipeline.engine.tasks import Chain, run_chain_task
+from corpus_pipeline.stages.base import DocumentStage, SourceStage
+from corpus_pipeline.stats import StageStats, merge_task_stats
+
+
+class Executor(Protocol):
+    distributed: bool  # False: tasks run one after another in this process
+
+    def map_tasks(self, function, tasks, label: str) -> list: ...
+
+    def session(self):  # the SparkSession of the steps that are DataFrame jobs
+        ...
+
+
+@dataclass
+class StageResult:
+    output: Path
+    stats: StageStats
+    skipped: bool  # True: an identical earlier run's output was reused
+
+
+class GlobalStage(ABC):
+    """A stage over all documents at once. The lifecycle gives it a work directory; it writes its
+    files there, its counters as `_tasks/*.json` (or through TaskAttempt commits), and returns."""
+
+    name: str = ""
+
+    def config_fingerprint(self) -> str:
+        return repr(getattr(self, "config", None))
+
+    def input_identity(self, executor: Executor) -> list[str]:
+        """What besides the input stage and the config decides the output (an index, a tokenizer)."""
+        return []
+
+    def inputs(self) -> list[Path]:
+        """Paths besides `--input` that the output must not overlap."""
+        return []
+
+    @abstractmethod
+    def run(self, input_dir: Path | None, work: Path, executor: Executor) -> dict:
+        """Write the stage's output into `work`; returns facts for its `_SUCCESS` marker."""
+
+    def finish(self, work: Path) -> None:  # noqa: B027 - an optional hook, not abstract
+        """Runs once every committed task's files are in `work` (token shards get their numbers)."""
+
+
+def _stage_config(stage, write_kept: bool) -> str:
+    # Where the kept documents go is part of what the stage directory holds.
+    return stage.config_fingerprint() + ("" if write_kept else " kept=passed-on")
+
+
+def chain_dirs(stages, source: list[str] | Path, outputs: list[Path], engine: EngineConfig) -> list[StageDir]:
+    """The StageDir (output and fingerprint) of each stage of a chain, before anything runs."""
+    identity = [file_identity(p) for p in source] if isinstance(source, list) else [read_success(source)["fingerprint"]]
+    dirs = []
+    for i, (stage, output) in enumerate(zip(stages, outputs, strict=True)):
+        write_kept = engine.write_intermediate or i == len(stages) - 1
+        dirs.append(StageDir(Path(output), fingerprint(stage.name, _stage_config(stage, write_kept), identity)))
+        identity = [dirs[-1].fingerprint]
+    return dirs
+
+
+def run_chain(
+    stages: list[SourceStage | DocumentStage],
+    source: list[str] | Path,
+    outputs: list[Path],
+    executor: Executor,
+    engine: EngineConfig | None = None,
+) -> list[StageResult]:
+    """Run `stages` (a source stage first, reading the files `source`, or document stages reading
+    the stage directory `source`) into `outputs`, one per stage, in one pass over each task."""
+    engine = engine or EngineConfig()
+    inputs = list(source) if isinstance(source, list) else [source]
+    for output in outputs:
+        check_output_apart(output, inputs)
+    dirs = chain_dirs(stages, source, outputs, engine)
+    write_kept = [engine.write_intermediate or i == len(stages) - 1 for i in range(len(stages))]
+    done = [stage_dir.is_done() for stage_dir in dirs]
+    if all(done):
+        return [StageResult(d.output, d.done_stats(), skipped=True) for d in dirs]
+    # Resume after the last finished stage that holds its kept documents; stages before it whose
+    # documents were passed on run again (same bytes) when a later one must.
+    first = next(i for i, finished in enumerate(done) if not finished)
+    start = next((i + 1 for i in range(first - 1, -1, -1) if done[i] and dirs[i].kept_here()), 0)
+    reused = [StageResult(d.output, d.done_stats(), skipped=True) for d in dirs[:start]]
+    chain_input = source if start == 0 else dirs[start - 1].output
+    return reused + _run_tasks(stages[start:], chain_input, dirs[start:], write_kept[start:], executor, engine)
+
+
+def _run_tasks(stages, source, dirs: list[StageDir], write_kept, executor, engine) -> list[StageResult]:
+    started = time.perf_counter()
+    works = [stage_dir.begin() for stage_dir in dirs]
+    head = stages[0] if isinstance(stages[0], SourceStage) else None
+    if head is not None:
+        tasks = plan_file_tasks(list(source))
+        schemas, documents = [head.output_schema()], stages[1:]
+    else:
+        parts = input_parts(source)
+        tasks = plan_part_tasks(parts, engine.task_rows)
+        schemas, documents = [_input_schema(parts)], stages
+    for stage in documents:
+        schemas.append(stage.output_schema(schemas[-1]))
+    _forget_stale_tasks(works, tasks)
+    chain = Chain(
+        work=str(works[-1]),
+        source=head,
+        stages=tuple(documents),
+        schemas=tuple(schemas),
+        write_kept=tuple(write_kept),
+    )
+    label = " + ".join(stage.name for stage in stages)
+    executor.map_tasks(partial(run_chain_task, chain), tasks, label)
+    stage_works = {stage.name: work for stage, work in zip(stages, works, strict=True)}
+    for task in tasks:
+        distribute(stage_works, works[-1], task.name)
+    return _publish(stages, dirs, write_kept, time.perf_counter() - started)
+
+
+def _input_schema(parts: list[Path]):
+    if not parts:
+        from corpus_pipeline.document import DOCUMENT_SCHEMA
+
+        return DOCUMENT_SCHEMA
+    return pq.read_schema(parts[0])
+
+
+def _forget_stale_tasks(works: list[Path], tasks: list[Task]) -> None:
+    """Remove the files of tasks that are not in the plan, or were run for another input slice."""
+    planned = {task.name: task.identity for task in tasks}
+    names = {path.stem for work in works for path in (work / STATS_DIR).glob("*.json")}
+    names |= {path.name for path in (works[-1] / COMMITTED_DIR).glob("*")}
+    for name in sorted(names):
+        if planned.get(name) != task_identity_done(works[-1], name):
+            forget_task(works, name)
+
+
+def _publish(stages, dirs: list[StageDir], write_kept, wall: float) -> list[StageResult]:
+    """Complete every stage's directory, then rename them into place in order."""
+    fused = {"fused_with": [stage.name for stage in stages]} if len(stages) > 1 else {}
+    # A fused pass has one wall clock; each stage is given its share of the measured task time.
+    own = [
+        merge_task_stats(stage.name, list((stage_dir.work / STATS_DIR).glob("*.json"))).task_seconds
+        for stage, stage_dir in zip(stages, dirs, strict=True)
+    ]
+    results = []
+    for stage, stage_dir, keep, seconds in zip(stages, dirs, write_kept, own, strict=True):
+        kept = KEPT_HERE if keep else dirs[-1].output.name
+        stats = stage_dir.complete(stage.name, wall * seconds / (sum(own) or 1.0), kept=kept, **fused)
+        results.append(StageResult(stage_dir.output, stats, skipped=False))
+    for stage_dir in dirs:
+        stage_dir.publish()
+    return results
+
+
+def global_dir(stage: GlobalStage, input_dir: Path | None, output: Path, executor: Executor) -> StageDir:
+    identity = [read_success(input_dir)["fingerprint"]] if input_dir is not None else []
+    identity += stage.input_identity(executor)
+    return StageDir(Path(output), fingerprint(stage.name, stage.config_fingerprint(), identity))
+
+
+def run_global(stage: GlobalStage, input_dir: Path | None, output: Path, executor: Executor) -> StageResult:
+    """Run a stage that sees every document at once (or none: crawl) through the one lifecycle."""
+    output = Path(output)
+    check_output_apart(output, ([input_dir] if input_dir is not None else []) + stage.inputs())
+    stage_dir = global_dir(stage, input_dir, output, executor)
+    if stage_dir.is_done():
+        return StageResult(output, stage_dir.done_stats(), skipped=True)
+    started = time.perf_counter()
+    work = stage_dir.begin()
+    marker = stage.run(input_dir, work, executor) or {}
+    for committed in sorted((work / COMMITTED_DIR).glob("*")):
+        distribute({stage.name: work}, work, committed.name)
+    stage.finish(work)
+    stats = stage_dir.finish(stage.name, time.perf_counter() - started, **marker)
+    return StageResult(output, stats, skipped=False)

@@ -1,0 +1,203 @@
+"""Every stage, declared once: the CLI verb, the `jobs/stage.py` entry, the make target, the pipeline
+step and the report's stage list all come from `STAGES`.
+
+This module imports nothing but the standard library, so `python3 corpus_pipeline/engine/registry.py`
+lists the stages for the Makefile before any virtual environment exists.
+
+    kind      source: one task per input file -> documents; document: a pure function of each
+              document (fused with its neighbours); global: sees all documents at once
+    directory where the stage writes inside a run directory (`runs/<run_id>/<directory>`)
+    section   the config section that decides its output (`PipelineConfig.<section>`)
+    factory   "module:Class", built with that section (and the stage's own options)
+    input     what `--input` names: crawl files, a stage directory of documents, or a seeds file
+    output    what its directory holds: documents, warc, a tokenizer or token shards
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+# spark: tasks as Spark tasks (local[*] unless spark-submit set a master); local: in this process.
+RUNNERS = ("spark", "local")
+
+
+@dataclass(frozen=True)
+class StageOption:
+    """A CLI option of one stage beyond --input/--output (the dedup index, the tokenizer...)."""
+
+    flag: str
+    help: str
+    # In `--run-dir` mode, the default: a path relative to the run directory, or "{data_root}/...".
+    run_dir_default: str | None = None
+    required: bool = False
+    # Set: the option is a shorthand for `--set <config_key>=VALUE` rather than a path for the stage.
+    config_key: str | None = None
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    name: str
+    kind: str  # "source", "document" or "global"
+    directory: str
+    section: str
+    factory: str
+    help: str
+    input: str = "documents"  # "files", "documents" or "seeds"
+    output: str = "documents"  # "documents", "warc", "tokenizer" or "tokens"
+    options: tuple[StageOption, ...] = field(default=())
+    # Runs only when every quality gate passed: it consumes the finished corpus.
+    consumes_corpus: bool = False
+    default_runner: str = "spark"
+
+    @property
+    def fusable(self) -> bool:
+        """Runs in one pass with the document stages that follow it."""
+        return self.kind in ("source", "document")
+
+
+STAGES: tuple[StageSpec, ...] = (
+    StageSpec(
+        "crawl",
+        "global",
+        "{data_root}/crawl/{run_id}",
+        "crawl",
+        "corpus_pipeline.crawl.stage:CrawlStage",
+        "crawl seed URLs (robots.txt, politeness, safety) into WARC files",
+        input="seeds",
+        output="warc",
+        options=(StageOption("--previous", "an earlier crawl's output: send conditional requests"),),
+        # One process crawls every seed; --runner spark spreads domain groups over the cluster.
+        default_runner="local",
+    ),
+    StageSpec(
+        "extract",
+        "source",
+        "01_extract",
+        "extract",
+        "corpus_pipeline.stages.extract:ExtractStage",
+        "WARC/WET/ARC files -> documents (trafilatura)",
+        input="files",
+    ),
+    StageSpec(
+        "langid",
+        "document",
+        "02_langid",
+        "langid",
+        "corpus_pipeline.stages.langid:LangIdStage",
+        "language ID (fastText lid.176)",
+    ),
+    StageSpec(
+        "normalize",
+        "document",
+        "03_normalize",
+        "normalize",
+        "corpus_pipeline.stages.normalize:NormalizeStage",
+        "Unicode/whitespace cleanup, boilerplate lines",
+    ),
+    StageSpec(
+        "dedup",
+        "global",
+        "04_dedup",
+        "dedup",
+        "corpus_pipeline.dedup.stage:DedupStage",
+        "drop exact and near-duplicate documents (MinHash LSH on Spark)",
+        options=(
+            StageOption(
+                "--index",
+                "cross-snapshot index (<data_root>/index): drop what it holds",
+                run_dir_default="{data_root}/index",
+            ),
+        ),
+    ),
+    StageSpec(
+        "pii",
+        "document",
+        "05_pii",
+        "pii",
+        "corpus_pipeline.pii.stage:PiiStage",
+        "find, count and redact PII and secrets; drop PII-dense documents",
+    ),
+    StageSpec(
+        "quality",
+        "document",
+        "06_quality",
+        "quality",
+        "corpus_pipeline.quality.stage:QualityStage",
+        "quality signals (Gopher, C4, FineWeb, coverage, entropy, blocklists, classifier) and keep rules",
+    ),
+    StageSpec(
+        "train-tokenizer",
+        "global",
+        "tokenizer",
+        "train_tokenizer",
+        "corpus_pipeline.tokenize.train_stage:TrainTokenizerStage",
+        "byte-level BPE on a seeded, language-mixed sample -> DIR/tokenizer.json",
+        output="tokenizer",
+        options=(StageOption("--vocab-size", "the vocabulary size", config_key="train_tokenizer.vocab_size"),),
+        consumes_corpus=True,
+    ),
+    StageSpec(
+        "tokenize",
+        "global",
+        "tokens",
+        "tokenize",
+        "corpus_pipeline.tokenize.stage:TokenizeStage",
+        "documents -> Megatron .bin/.idx token shards + manifest.json",
+        output="tokens",
+        options=(
+            StageOption(
+                "--tokenizer",
+                "tokenizer.json (ours or any HF one), or a train-tokenizer directory",
+                run_dir_default="tokenizer",
+                required=True,
+            ),
+        ),
+        consumes_corpus=True,
+    ),
+)
+
+_BY_NAME = {spec.name: spec for spec in STAGES}
+
+
+def stage_spec(name: str) -> StageSpec:
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"unknown stage {name!r}: expected one of {', '.join(_BY_NAME)}") from None
+
+
+def previous_documents_stage(name: str) -> StageSpec | None:
+    """The stage whose documents `name` reads in a run (None for a stage that reads files or seeds)."""
+    if stage_spec(name).input != "documents":
+        return None
+    before = STAGES[: STAGES.index(stage_spec(name))]
+    return next(spec for spec in reversed(before) if spec.output == "documents")
+
+
+def fused_run(name: str) -> tuple[StageSpec, ...]:
+    """`name` and the document stages right after it: what one pass over each task runs."""
+    start = STAGES.index(stage_spec(name))
+    if not STAGES[start].fusable:
+        return (STAGES[start],)
+    run = [STAGES[start]]
+    for spec in STAGES[start + 1 :]:
+        if spec.kind != "document":
+            break
+        run.append(spec)
+    return tuple(run)
+
+
+def main(argv: list[str]) -> int:
+    """`registry.py`: the stage names (for the Makefile); `--help-lines`: one `make` help line each."""
+    if argv == ["--help-lines"]:
+        for spec in STAGES:
+            where = spec.directory.format(data_root="DATA_ROOT", run_id="RUN_ID")
+            print(f"  make {spec.name:<16} {spec.help} -> {where if '/' in where else 'RUN_DIR/' + where}")
+    else:
+        print(" ".join(spec.name for spec in STAGES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,96 @@
+"""Run stages by their registry name: what the CLI verbs, `jobs/stage.py`, the make targets and the
+pipeline steps all call.
+
+    run_stage("langid", input_dir, output, config, executor)
+    run_stage("dedup", input_dir, output, config, executor, index=index_dir)
+    run_fused(["extract", "langid", "normalize"], warc_files, outputs, config, executor)
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.lifecycle import (
+    Executor,
+    GlobalStage,
+    StageResult,
+    chain_dirs,
+    global_dir,
+    run_chain,
+    run_global,
+)
+from corpus_pipeline.engine.registry import RUNNERS, StageSpec, stage_spec
+from corpus_pipeline.engine.stage_dir import StageDir
+
+
+def make_executor(config: PipelineConfig, runner: str) -> Executor:
+    if runner == "local":
+        from corpus_pipeline.engine.local import LocalExecutor
+
+        return LocalExecutor(config.spark)
+    if runner == "spark":
+        from corpus_pipeline.engine.session import get_spark
+        from corpus_pipeline.engine.spark import SparkExecutor
+
+        return SparkExecutor(get_spark(config.spark))
+    raise ValueError(f"unknown runner {runner!r}: expected one of {', '.join(RUNNERS)}")
+
+
+def stage_class(spec: StageSpec) -> type:
+    module, _, name = spec.factory.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def build_stage(spec: StageSpec, config: PipelineConfig, **options):
+    """The stage object of `spec`, built with its config section and its own options."""
+    return stage_class(spec)(getattr(config, spec.section), **options)
+
+
+def _source_input(spec: StageSpec, source):
+    if spec.input == "files":
+        from corpus_pipeline.inputs import expand_crawl_inputs
+
+        return expand_crawl_inputs([str(path) for path in source])
+    return Path(source)
+
+
+def run_stage(name: str, source, output: Path, config: PipelineConfig, executor: Executor, **options) -> StageResult:
+    """One stage: `source` is a stage directory, or crawl files for extract (paths, dirs, globs),
+    or a seeds file for crawl."""
+    spec = stage_spec(name)
+    if spec.input == "seeds":
+        options = {**options, "seeds": Path(source)}
+    stage = build_stage(spec, config, **options)
+    if isinstance(stage, GlobalStage):
+        return run_global(stage, None if spec.input == "seeds" else Path(source), Path(output), executor)
+    return run_chain([stage], _source_input(spec, source), [Path(output)], executor, config.engine)[0]
+
+
+def planned_dirs(
+    names: Sequence[str], source, outputs: Sequence[Path], config: PipelineConfig, executor: Executor, **options
+) -> list[StageDir]:
+    """Where `run_fused(names, ...)` (or `run_stage` for one name) will work and publish: each stage's
+    output and fingerprint, hence its work directory `.<output>.inprogress-<fingerprint>`."""
+    specs = [stage_spec(name) for name in names]
+    if len(specs) == 1 and specs[0].kind == "global":
+        if specs[0].input == "seeds":
+            options = {**options, "seeds": Path(source)}
+        stage = build_stage(specs[0], config, **options)
+        return [global_dir(stage, None if specs[0].input == "seeds" else Path(source), Path(outputs[0]), executor)]
+    stages = [build_stage(spec, config) for spec in specs]
+    return chain_dirs(stages, _source_input(specs[0], source), [Path(o) for o in outputs], config.engine)
+
+
+def run_fused(
+    names: Sequence[str], source, outputs: Sequence[Path], config: PipelineConfig, executor: Executor
+) -> list[StageResult]:
+    """Consecutive source/document stages in one pass over each task; each keeps its own directory
+    of rejects and stats, and only the last writes the kept documents (unless engine.write_intermediate)."""
+    specs = [stage_spec(name) for name in names]
+    if not all(spec.fusable for spec in specs) or any(spec.kind == "source" for spec in specs[1:]):
+        raise ValueError(f"cannot fuse {', '.join(names)}: a source stage, then document stages only")
+    stages = [build_stage(spec, config) for spec in specs]
+    return run_chain(stages, _source_input(specs[0], source), [Path(o) for o in outputs], executor, config.engine)

@@ -1,0 +1,65 @@
+"""What each task of a stage covers, decided on the driver from the input alone.
+
+A task is named by its place in the plan (`part-NNNNN`, the names of the files it writes) and
+identified by the input it covers: a crawl file (path, size, modification time) or whole row groups
+of one input part. Both come from the input and the config only, never from the cluster's cores or a
+partition number, so a run resumed under another runner or another core count plans the same tasks;
+a finished task is reused only when its recorded identity equals the planned one.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str  # part-NNNNN: the base name of every file the task writes
+    identity: str  # the input it covers, recorded with its output and compared on resume
+    path: str  # the crawl file or input part it reads
+    row_groups: tuple[int, ...] | None = None  # of `path`; None: the whole file
+
+
+def part_name(number: int) -> str:
+    return f"part-{number:05d}"
+
+
+def file_identity(path: str) -> str:
+    """Raw input files are identified by path, size and modification time (hashing 100 GB of WARC
+    to decide whether to skip would cost as much as the stage)."""
+    stat = os.stat(path)
+    return f"{os.path.abspath(path)}|{stat.st_size}|{stat.st_mtime_ns}"
+
+
+def plan_file_tasks(paths: list[str]) -> list[Task]:
+    """One task per input file, in the (sorted) order given."""
+    return [Task(part_name(number), file_identity(path), path) for number, path in enumerate(paths)]
+
+
+def plan_part_tasks(parts: list[Path], task_rows: int) -> list[Task]:
+    """Consecutive row groups of each part, up to `task_rows` rows a task (a row group larger than
+    that is a task of its own). A part without rows still gets one task, so every part is read."""
+    tasks: list[Task] = []
+    for part in parts:
+        metadata = pq.ParquetFile(part).metadata
+        groups: list[int] = []
+        rows = 0
+        for index in range(metadata.num_row_groups):
+            group_rows = metadata.row_group(index).num_rows
+            if groups and rows + group_rows > task_rows:
+                tasks.append(_part_task(len(tasks), part, groups, rows))
+                groups, rows = [], 0
+            groups.append(index)
+            rows += group_rows
+        if groups or metadata.num_row_groups == 0:
+            tasks.append(_part_task(len(tasks), part, groups, rows))
+    return tasks
+
+
+def _part_task(number: int, part: Path, groups: list[int], rows: int) -> Task:
+    covered = f"row groups {groups[0]}-{groups[-1]}" if groups else "no row groups"
+    return Task(part_name(number), f"{part.name}|{covered}|{rows} rows", str(part), tuple(groups))

@@ -1,0 +1,114 @@
+"""One `corpus-pipeline <stage>` verb per registry entry, all with the same options:
+
+    corpus-pipeline STAGE --input IN --output OUT [stage options] [--config C] [--set K=V] [--runner R]
+    corpus-pipeline STAGE --run-dir RUN [...]   # input and output from the registry: the previous
+                                                # stage's directory of RUN and this stage's own
+
+`jobs/stage.py STAGE ...` (spark-submit) and `make STAGE` call the same verb.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from corpus_pipeline.cli_options import add_runner_options
+from corpus_pipeline.config import PipelineConfig, load_config
+from corpus_pipeline.engine.registry import STAGES, StageSpec, previous_documents_stage
+
+EXIT_OK, EXIT_USAGE = 0, 2
+_INPUT_HELP = {
+    "files": "WARC/WET/ARC files, globs or directories (--run-dir: default <data_root>/crawl)",
+    "documents": "a stage output directory (--run-dir: the previous stage's)",
+    "seeds": "seeds file: one URL a line (# comments); .xml: a sitemap",
+}
+
+
+def register(verbs) -> dict[str, argparse.ArgumentParser]:
+    """Add a verb per stage; returns the parsers by stage name (a family may add sub-commands)."""
+    parsers = {}
+    for spec in STAGES:
+        parser = verbs.add_parser(spec.name, help=spec.help)
+        names = ("--input", "--seeds") if spec.input == "seeds" else ("--input",)
+        many = "+" if spec.input == "files" else None
+        parser.add_argument(*names, dest="input", nargs=many, help=_INPUT_HELP[spec.input])
+        parser.add_argument("--output", type=Path, help="the stage directory to write")
+        parser.add_argument("--run-dir", type=Path, help="take --input and --output from this run directory")
+        for option in spec.options:
+            parser.add_argument(option.flag, help=option.help)
+        add_runner_options(parser, spec.default_runner)
+        parser.set_defaults(handler=run_stage_verb, stage=spec.name)
+        parsers[spec.name] = parser
+    return parsers
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _in_run(spec: StageSpec, run_dir: Path, config: PipelineConfig, relative: str) -> Path:
+    if relative.startswith("{"):
+        return Path(relative.format(data_root=config.data_root, run_id=config.run_id))
+    return run_dir / relative
+
+
+def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineConfig) -> tuple[object, Path, dict]:
+    """(input, output, stage options) from the arguments, `--run-dir` filling what is not given."""
+    source, output, run_dir = args.input, args.output, args.run_dir
+    if run_dir is not None:
+        output = output or _in_run(spec, run_dir, config, spec.directory)
+        if source is None and spec.input == "files":
+            source = [str(Path(config.data_root) / "crawl")]
+        elif source is None and spec.input == "documents":
+            source = _in_run(spec, run_dir, config, previous_documents_stage(spec.name).directory)
+    if source is None or output is None:
+        raise UsageError(f"{spec.name}: --input and --output are required (or --run-dir RUN)")
+    options = {}
+    for option in spec.options:
+        value = getattr(args, _dest(option.flag))
+        if value is None and run_dir is not None and option.run_dir_default is not None:
+            value = _in_run(spec, run_dir, config, option.run_dir_default)
+        if value is None and option.required:
+            raise UsageError(f"{spec.name}: {option.flag} is required")
+        if value is not None and option.config_key is None:
+            options[_dest(option.flag)] = Path(value)
+    if spec.input == "documents":
+        source = Path(source)
+    return source, Path(output), options
+
+
+class UsageError(ValueError):
+    """Arguments that do not name what a verb needs (exit 2)."""
+
+
+def _with_option_overrides(args: argparse.Namespace, spec: StageSpec, config: PipelineConfig) -> PipelineConfig:
+    shorthands = [
+        f"{option.config_key}={getattr(args, _dest(option.flag))}"
+        for option in spec.options
+        if option.config_key is not None and getattr(args, _dest(option.flag)) is not None
+    ]
+    if not shorthands:
+        return config
+    return load_config(args.config, [*args.overrides, *shorthands])
+
+
+def run_stage_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
+    from corpus_pipeline.engine.registry import stage_spec
+    from corpus_pipeline.engine.run import make_executor, run_stage, stage_class
+    from corpus_pipeline.summary import format_funnel
+
+    spec = stage_spec(args.stage)
+    try:
+        config = _with_option_overrides(args, spec, config)
+        source, output, options = resolve_paths(args, spec, config)
+    except UsageError as error:
+        print(f"corpus-pipeline {error}", file=sys.stderr)
+        return EXIT_USAGE
+    result = run_stage(spec.name, source, output, config, make_executor(config, args.runner), **options)
+    print(format_funnel([result.stats], {result.stats.stage} if result.skipped else set()))
+    print(f"{result.stats.stage}: {result.output}")
+    describe = getattr(stage_class(spec), "describe", None)  # a stage's own summary of its output
+    if describe is not None:
+        print(describe(result.output))
+    return EXIT_OK

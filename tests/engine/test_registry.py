@@ -1,0 +1,76 @@
+"""Every stage is declared once: its CLI verb, jobs/stage.py entry, make target, pipeline step and
+report entry all come from the registry."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import PROJECT_ROOT
+from stage_fixtures import real_documents, write_stage
+
+from corpus_pipeline.cli import build_parser, main
+from corpus_pipeline.engine.registry import STAGES, fused_run, previous_documents_stage
+from corpus_pipeline.pipeline.steps import pipeline_steps
+from corpus_pipeline.report.run_dir import STAGES as REPORT_STAGES
+
+NAMES = [spec.name for spec in STAGES]
+
+
+def test_every_stage_is_a_verb_with_the_same_options():
+    parser = build_parser()
+    verbs = next(a for a in parser._actions if a.dest == "verb").choices
+    for spec in STAGES:
+        options = {o for action in verbs[spec.name]._actions for o in action.option_strings}
+        assert {"--input", "--output", "--run-dir", "--config", "--set", "--runner"} <= options, spec.name
+        assert {option.flag for option in spec.options} <= options, spec.name
+
+
+def test_every_stage_is_a_make_target_reading_its_run_directory():
+    listed = subprocess.run(["make", "-s", "help"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True).stdout
+    for name in NAMES:
+        assert f"make {name} " in listed, name
+        dry = subprocess.run(
+            ["make", "-n", name, "RUN_ID=r", "VENV=.venv"], cwd=PROJECT_ROOT, capture_output=True, text=True
+        ).stdout
+        assert f"corpus-pipeline {name} --run-dir data/runs/r" in dry, dry
+
+
+def test_jobs_stage_py_takes_any_stage_and_refuses_others():
+    job = PROJECT_ROOT / "jobs" / "stage.py"
+    refused = subprocess.run([sys.executable, str(job), "nosuch"], capture_output=True, text=True)
+    assert refused.returncode == 2 and "langid" in refused.stderr
+    shown = subprocess.run([sys.executable, str(job), "dedup", "--help"], capture_output=True, text=True)
+    assert shown.returncode == 0 and "--index" in shown.stdout
+
+
+def test_the_pipeline_runs_the_registry_in_order_with_the_gates_before_the_corpus_is_used():
+    steps = [step.name for step in pipeline_steps()]
+    assert [name for name in steps if name in NAMES] == NAMES
+    assert steps.index("gates") == steps.index("train-tokenizer") - 1
+    assert steps[-2:] == ["train", "report"]
+    assert [s.name for s in fused_run("extract")] == ["extract", "langid", "normalize"]
+    assert [s.name for s in fused_run("pii")] == ["pii", "quality"]
+    assert [s.name for s in fused_run("dedup")] == ["dedup"]
+
+
+def test_the_report_lists_the_stages_that_count_documents():
+    assert [name for _, name in REPORT_STAGES] == [
+        "extract",
+        "langid",
+        "normalize",
+        "dedup",
+        "pii",
+        "quality",
+        "tokenize",
+    ]
+
+
+def test_run_dir_mode_reads_the_previous_stage_and_writes_its_own(tmp_path, capsys):
+    run = tmp_path / "runs" / "r1"
+    write_stage(run / "04_dedup", real_documents(english=5, chinese=5), parts=1)
+    assert previous_documents_stage("pii").directory == "04_dedup"
+    assert main(["pii", "--run-dir", str(run), "--runner", "local"]) == 0
+    assert (run / "05_pii" / "_SUCCESS").exists() and "pii: " in capsys.readouterr().out
+    assert main(["pii", "--runner", "local"]) == 2
+    assert "--input and --output are required" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from corpus_pipeline.config import SparkConfig
 # Rows per Arrow batch handed to Python: HTML rows reach 1-10 MB, so Spark's default of 10,000
 # could put gigabytes in one batch; 256 keeps a batch in the tens of MB.
 ARROW_BATCH_ROWS = "256"
+QUICK_START_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 def launched_by_spark_submit() -> bool:
@@ -26,6 +27,7 @@ def get_spark(config: SparkConfig | None = None):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(config.app_name)
+    conf = dict(config.conf)
     if not launched_by_spark_submit():
         builder = builder.master(config.master)
         builder = builder.config("spark.ui.showConsoleProgress", "true")
@@ -34,8 +36,11 @@ def get_spark(config: SparkConfig | None = None):
             # non-loopback interface it finds when the hostname resolves to 127.0.0.1.
             builder = builder.config("spark.driver.host", "127.0.0.1")
             builder = builder.config("spark.driver.bindAddress", "127.0.0.1")
+            if config.quick_start_jvm:
+                given = conf.get("spark.driver.extraJavaOptions", "")
+                conf["spark.driver.extraJavaOptions"] = f"{QUICK_START_JVM} {given}".strip()
     builder = builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", ARROW_BATCH_ROWS)
-    for key, value in config.conf.items():
+    for key, value in conf.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(config.log_level)

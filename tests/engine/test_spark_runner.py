@@ -135,3 +135,11 @@ def test_no_job_shadows_a_standard_library_module():
     """spark-submit puts jobs/ first on sys.path: a jobs/tokenize.py broke every job (linecache)."""
     names = {path.stem for path in (PROJECT_ROOT / "jobs").glob("*.py")}
     assert not names & set(sys.stdlib_module_names)
+
+
+def test_the_embedded_jvm_starts_with_the_quick_start_flags(spark):
+    """Embedded local mode only: C1 JIT and the serial collector (SparkConfig.quick_start_jvm)."""
+    from corpus_pipeline.engine.session import QUICK_START_JVM
+
+    runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+    assert set(QUICK_START_JVM.split()) <= set(runtime.getInputArguments())

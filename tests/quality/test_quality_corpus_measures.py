@@ -66,3 +66,14 @@ def test_a_configured_vocabulary_replaces_the_shipped_one(tmp_path):
     assert vocabulary_for("en", {"en": str(packed)}) == {"cat"}
     with pytest.raises(FileNotFoundError, match="nope.txt"):
         load_vocabulary(str(tmp_path / "nope.txt"))
+
+
+def test_a_vocabulary_file_reads_as_its_lines_would(tmp_path):
+    # The loader splits the whole file at once; what it returns is the per-line definition: first
+    # tab-separated field, stripped, neither empty nor a `#` comment, with \r\n and \r line ends.
+    body = "a\tfreq\r\nb\r\n# c\n  #d\t1\n\n e \t x\nf\rg\n\u2028h\n#\n\t\n x\ty\tz\n\u00a0i\u00a0"
+    path = tmp_path / "odd.txt"
+    path.write_bytes(body.encode("utf-8"))
+    with open(path, encoding="utf-8") as lines:
+        expected = {e for line in lines if (e := line.split("\t", 1)[0].strip()) and not e.startswith("#")}
+    assert load_vocabulary(str(path)) == expected == {"a", "b", "e", "f", "g", "h", "x", "i"}

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
-from corpus_pipeline.quality import c4, fineweb, gopher
+from corpus_pipeline.quality import c4, fineweb, gopher, words
 from corpus_pipeline.quality.words import STOP_WORDS, ends_sentence, segment, stop_word_set, word_units
 
 EN = "The quick brown fox jumps over the lazy dog.\n- a list item here\nWait for it...\n# 42 is the answer"
@@ -18,6 +21,50 @@ def test_word_units_english_chinese_and_marks():
     assert word_units("我们的iPhone 15很好。") == ["我", "们", "的", "iPhone", "15", "很", "好"]
     # Bengali vowel signs are combining marks: they stay inside their word.
     assert word_units("আসনের সংসদ সদস্য") == ["আসনের", "সংসদ", "সদস্য"]
+
+
+def test_text_without_cjk_or_marks_has_the_same_words_by_the_plain_pattern():
+    # word_units takes `\w+(?:['’]\w+)*` for such text: the words of WORD, checked on random text
+    # of Latin, Cyrillic, Greek and Arabic letters, digits, `_`, apostrophes and punctuation.
+    alphabet = "aZéßж Ωى_07'’-.,!?\t\n" + "".join(map(chr, range(0xC0, 0x100)))
+    rng = random.Random(4)
+    for _ in range(5000):
+        text = "".join(rng.choices(alphabet, k=rng.randint(0, 30)))
+        assert words._CJK_OR_MARK.search(text) is None
+        assert word_units(text) == words.WORD.findall(text), repr(text)
+    assert words._CJK_OR_MARK.search("我") and words._CJK_OR_MARK.search("e\u0301")
+
+
+def _reference_ngram_signals(units: list[str]) -> dict[str, float]:
+    """The definitions in gopher.py, on tuples of words: no hashing, no rounds."""
+    total = sum(map(len, units))
+    signals = {}
+    for n in gopher.TOP_NGRAM_SIZES:
+        grams = [tuple(units[i : i + n]) for i in range(len(units) - n + 1)]
+        counts = {gram: grams.count(gram) for gram in grams}
+        top = max(counts.values(), default=0)
+        chars = max((sum(map(len, gram)) for gram, seen in counts.items() if seen == top), default=0)
+        signals[f"gopher_top_{n}gram_char_frac"] = min(1.0, top * chars / total) if top >= 2 else 0.0
+    for n in gopher.DUP_NGRAM_SIZES:
+        seen, covered = set(), set()
+        for i in range(len(units) - n + 1):
+            gram = tuple(units[i : i + n])
+            if gram in seen:
+                covered.update(range(i, i + n))
+            seen.add(gram)
+        signals[f"gopher_dup_{n}gram_char_frac"] = sum(len(units[i]) for i in covered) / total if total else 0.0
+    return signals
+
+
+def test_ngram_signals_equal_their_definition_on_random_repetitive_text():
+    rng = random.Random(9)
+    for _ in range(1500):
+        vocabulary = [rng.choice(["a", "bb", "ccc", "中", "dddd"]) + str(i) for i in range(rng.randint(1, 6))]
+        units = rng.choices(vocabulary, k=rng.choice([0, 1, 2, 5, 11, 30, 120]))
+        if units and rng.random() < 0.5:  # repeated blocks, as boilerplate makes them
+            block = units[: rng.randint(1, 12)]
+            units = units + block * rng.randint(1, 4) + units[: rng.randint(0, 15)]
+        assert gopher.ngram_signals(units) == _reference_ngram_signals(units), units
 
 
 def test_segments_lines_paragraphs_symbols_and_repeats():
@@ -104,6 +151,17 @@ def test_c4_signals_by_hand():
         "c4_curly_bracket_lines": 1,
         "c4_policy_lines": 2,
     }
+
+
+def test_every_policy_substring_holds_a_hint():
+    # The `in` pre-check skips the policy regex only where none of POLICY_HINTS occurs; each
+    # substring the regex looks for contains one, so no line it would count is missed.
+    assert all(any(hint in substring for hint in c4.POLICY_HINTS) for substring in c4.POLICY_SUBSTRINGS)
+    assert len(c4.POLICY_HINTS) < len(c4.POLICY_SUBSTRINGS)
+    lower = "see our cookie policy.\nwe use cookies here\nterms of use\n使用cookie\nnothing"
+    assert c4.signals(segment(lower))["c4_policy_lines"] == sum(
+        bool(re.search(c4._POLICY, line)) for line in lower.split("\n")
+    )
 
 
 def test_terminal_punctuation_looks_past_quotes_and_credits():

@@ -9,6 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 import regex
 from conftest import SHARED_DATA
+from ftfy.badness import BADNESS_RE
 
 from corpus_pipeline.config import BoilerplateConfig, NormalizeConfig
 from corpus_pipeline.document import empty_document
@@ -110,34 +111,52 @@ def _mojibake_samples() -> list[str]:
     return out
 
 
-def test_the_mojibake_gate_gives_exactly_ftfys_output():
-    assert normalize._MOJIBAKE_GATE is not None, "ftfy changed: fix_mojibake now runs ftfy on everything"
-    samples = _mojibake_samples() + [ZH, JA, AR, HI, FA, "a\x85b\x93c", "\x1b[31mred\x1b[0m", "Ã \nÂ x"]
+def test_fix_mojibake_gives_exactly_ftfys_output(monkeypatch):
+    assert normalize._MOJIBAKE_SUSPECT is not None, "ftfy changed: fix_mojibake now runs ftfy on everything"
+    controls = ["a\x85b\x93c", "\x1b[31mred\x1b[0m", "Ã \nÂ x", "\ud83d\ude00 \udc00"]
+    samples = _mojibake_samples() + [ZH, JA, AR, HI, FA, *controls]
     for text in samples:
         assert fix_mojibake(text) == ftfy.fix_text(text, FTFY_CONFIG), repr(text)
     assert fix_mojibake("\x1b[31mred\x1b[0m") == "red"
+    # Documents of clean and broken lines: only the broken lines go through ftfy, the others are
+    # copied, and the result is ftfy's on the whole document.
+    rng = random.Random(5)
+    lines = samples + ["plain ASCII", "", "Übergröße für Straßen", "50 € · 20 £", "“quoted”", "Ã", "Â"]
+    docs = ["".join(rng.choice(lines) + rng.choice(["\n", "\r\n", "\n\n", ""]) for _ in range(8)) for _ in range(300)]
+    for text in docs:
+        assert fix_mojibake(text) == ftfy.fix_text(text, FTFY_CONFIG), repr(text)
+    # A line longer than max_decode_length is fixed by ftfy in pieces of that length from the line's
+    # start; a mojibake pair cut in two by a piece boundary stays broken, here as in ftfy.
+    short = FTFY_CONFIG._replace(max_decode_length=7)
+    monkeypatch.setattr(normalize, "FTFY_CONFIG", short)
+    for text in ["cafÃ© rÃ©sumÃ© naÃ¯ve\nxÃ©", "abcdefÃ©ghijklmnÃ©\n\nÃ©Ã©Ã©Ã©", *docs[:100]]:
+        assert fix_mojibake(text) == ftfy.fix_text(text, short), repr(text)
 
 
-def test_text_the_gate_skips_is_text_ftfy_leaves_unchanged():
-    # Random text from the characters that clean text is made of, minus those the gate looks for:
-    # ftfy must find nothing to fix in any of it.
-    alphabet = [
-        chr(c)
-        for c in [
-            *range(0x20, 0x7F),
-            *range(0xA0, 0x250),
-            *range(0x370, 0x460),
-            *range(0x2010, 0x2030),
-            *range(0x2500, 0x2520),
-            *range(0x4E00, 0x4E40),
-        ]
-    ]
-    alphabet = [c for c in alphabet if not normalize._MOJIBAKE_GATE.search(c)]
-    assert "\u201c" in alphabet and "中" in alphabet and "Ж" in alphabet  # the gate is selective
+def test_ftfy_leaves_alone_every_segment_without_a_suspect_match():
+    # What makes fix_mojibake exact: in any string in which ftfy's badness regex matches, or that
+    # holds an ESC, a C1 control or a surrogate, the suspect regex finds a match. Random strings of
+    # the characters the badness regex is made of, plus ASCII and CJK.
+    chars = {chr(c) for c in [*range(0x20, 0x7F), *range(0xA0, 0x250), *range(0x370, 0x460)]}
+    chars |= set("\n\t\x1b\x85\x9d\ud800中。“”‘’—–…•€£™√≈‚ЂўΒΓΞΟβ│┌═▀░")
+    chars |= {chr(c) for c in range(0x2010, 0x2030)} | {chr(c) for c in range(0x2500, 0x2520)}
+    alphabet = sorted(chars)
+    suspect = normalize._MOJIBAKE_SUSPECT
     rng = random.Random(7)
+    bad = 0
+    for _ in range(60000):
+        text = "".join(rng.choices(alphabet, k=rng.randint(1, 6)))
+        if BADNESS_RE.search(text) or regex.search("[\x1b\x80-\x9f\ud800-\udfff]", text):
+            bad += 1
+            assert suspect.search(text), repr(text)
+    assert bad > 3000
     for _ in range(3000):
         text = "".join(rng.choices(alphabet, k=rng.randint(1, 12)))
-        assert ftfy.fix_text(text, FTFY_CONFIG) == text, repr(text)
+        if not suspect.search(text):
+            assert ftfy.fix_text(text, FTFY_CONFIG) == text, repr(text)
+    # And it is selective: clean accented, Cyrillic, Greek, Chinese text and typography pass.
+    for clean in ["Übergröße für Straßen, café résumé", "Привет, мир", "Ελληνικά", ZH, "“smart” ‘quotes’ — …"]:
+        assert not suspect.search(clean), clean
 
 
 def test_controls_and_invisible_characters_are_removed():
@@ -174,6 +193,22 @@ def test_whitespace_collapses_and_paragraph_breaks_survive():
     out, _, stats = run(NFC, text)
     assert out == expected
     assert stats.extra["normalize"]["whitespace_chars_removed"] == len(text) - len(expected)
+
+
+def test_whitespace_collapse_is_every_run_to_one_space():
+    # The two-pass collapse against its definition: each maximal run of horizontal whitespace
+    # becomes one space, then lines are trimmed and blank lines squeezed.
+    spaces = " \t\x1c\x1f\xa0\u1680\u2000\u200a\u202f\u205f\u3000"
+    run_of_spaces = regex.compile(f"[{spaces}]+")
+
+    def reference(text: str) -> str:
+        lines = [run_of_spaces.sub(" ", line).strip(spaces) for line in text.split("\n")]
+        return regex.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+    rng = random.Random(3)
+    for _ in range(20000):
+        text = "".join(rng.choices(spaces + "ab\n", k=rng.randint(0, 12)))
+        assert collapse_whitespace(text) == reference(text), repr(text)
 
 
 def test_a_line_of_invisible_characters_becomes_a_blank_line():

@@ -109,7 +109,7 @@ def langid_cost(run: MeasuredRun, model_path: str) -> RawCost:
 
 
 def normalize_cost(run: MeasuredRun) -> RawCost:
-    from corpus_pipeline.stages.normalize import FTFY_CONFIG
+    from corpus_pipeline.stages.mojibake import FTFY_CONFIG
 
     texts = [row["text"] for row in stage_rows(run, "normalize", ["text"])]
 

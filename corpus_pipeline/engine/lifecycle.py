@@ -74,6 +74,11 @@ class GlobalStage(ABC):
         """Runs once every committed task's files are in `work` (token shards get their numbers)."""
 
 
+def _writes_kept(stages: int, engine: EngineConfig) -> list[bool]:
+    """Which stages of a chain write their kept documents: the last, or all (write_intermediate)."""
+    return [engine.write_intermediate or i == stages - 1 for i in range(stages)]
+
+
 def _stage_config(stage, write_kept: bool) -> str:
     # Where the kept documents go is part of what the stage directory holds.
     return stage.config_fingerprint() + ("" if write_kept else " kept=passed-on")
@@ -83,9 +88,8 @@ def chain_dirs(stages, source: list[str] | Path, outputs: list[Path], engine: En
     """The StageDir (output and fingerprint) of each stage of a chain, before anything runs."""
     identity = [file_identity(p) for p in source] if isinstance(source, list) else [read_success(source)["fingerprint"]]
     dirs = []
-    for i, (stage, output) in enumerate(zip(stages, outputs, strict=True)):
-        write_kept = engine.write_intermediate or i == len(stages) - 1
-        dirs.append(StageDir(Path(output), fingerprint(stage.name, _stage_config(stage, write_kept), identity)))
+    for stage, output, keep in zip(stages, outputs, _writes_kept(len(stages), engine), strict=True):
+        dirs.append(StageDir(Path(output), fingerprint(stage.name, _stage_config(stage, keep), identity)))
         identity = [dirs[-1].fingerprint]
     return dirs
 
@@ -104,7 +108,7 @@ def run_chain(
     for output in outputs:
         check_output_apart(output, inputs)
     dirs = chain_dirs(stages, source, outputs, engine)
-    write_kept = [engine.write_intermediate or i == len(stages) - 1 for i in range(len(stages))]
+    write_kept = _writes_kept(len(stages), engine)
     done = [stage_dir.is_done() for stage_dir in dirs]
     if all(done):
         return [StageResult(d.output, d.done_stats(), skipped=True) for d in dirs]

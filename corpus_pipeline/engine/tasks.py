@@ -36,10 +36,6 @@ class Chain:
     schemas: tuple[pa.Schema, ...]
     write_kept: tuple[bool, ...]  # per stage of the chain, the source included
 
-    @property
-    def names(self) -> list[str]:
-        return ([self.source.name] if self.source else []) + [stage.name for stage in self.stages]
-
 
 def conform(batch: pa.RecordBatch | pa.Table, schema: pa.Schema) -> pa.Table:
     """Give a batch exactly `schema`: Parquet from elsewhere (a FineWeb dump, say) may lack our

@@ -16,15 +16,10 @@ from corpus_pipeline.document import empty_document
 from corpus_pipeline.engine.lifecycle import run_chain
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.stages import normalize
+from corpus_pipeline.stages import mojibake
 from corpus_pipeline.stages.base import Drop
-from corpus_pipeline.stages.normalize import (
-    FTFY_CONFIG,
-    NormalizeStage,
-    collapse_whitespace,
-    fix_mojibake,
-    remove_invisible,
-)
+from corpus_pipeline.stages.mojibake import FTFY_CONFIG, fix_mojibake
+from corpus_pipeline.stages.normalize import NormalizeStage, collapse_whitespace, remove_invisible
 from corpus_pipeline.stats import StageStats
 
 PEOPLES_DAILY = SHARED_DATA / "text" / "zh_peoples_daily_199801.txt"
@@ -112,7 +107,7 @@ def _mojibake_samples() -> list[str]:
 
 
 def test_fix_mojibake_gives_exactly_ftfys_output(monkeypatch):
-    assert normalize._MOJIBAKE_SUSPECT is not None, "ftfy changed: fix_mojibake now runs ftfy on everything"
+    assert mojibake._MOJIBAKE_SUSPECT is not None, "ftfy changed: fix_mojibake now runs ftfy on everything"
     controls = ["a\x85b\x93c", "\x1b[31mred\x1b[0m", "Ã \nÂ x", "\ud83d\ude00 \udc00"]
     samples = _mojibake_samples() + [ZH, JA, AR, HI, FA, *controls]
     for text in samples:
@@ -128,7 +123,7 @@ def test_fix_mojibake_gives_exactly_ftfys_output(monkeypatch):
     # A line longer than max_decode_length is fixed by ftfy in pieces of that length from the line's
     # start; a mojibake pair cut in two by a piece boundary stays broken, here as in ftfy.
     short = FTFY_CONFIG._replace(max_decode_length=7)
-    monkeypatch.setattr(normalize, "FTFY_CONFIG", short)
+    monkeypatch.setattr(mojibake, "FTFY_CONFIG", short)
     for text in ["cafÃ© rÃ©sumÃ© naÃ¯ve\nxÃ©", "abcdefÃ©ghijklmnÃ©\n\nÃ©Ã©Ã©Ã©", *docs[:100]]:
         assert fix_mojibake(text) == ftfy.fix_text(text, short), repr(text)
 
@@ -141,7 +136,7 @@ def test_ftfy_leaves_alone_every_segment_without_a_suspect_match():
     chars |= set("\n\t\x1b\x85\x9d\ud800中。“”‘’—–…•€£™√≈‚ЂўΒΓΞΟβ│┌═▀░")
     chars |= {chr(c) for c in range(0x2010, 0x2030)} | {chr(c) for c in range(0x2500, 0x2520)}
     alphabet = sorted(chars)
-    suspect = normalize._MOJIBAKE_SUSPECT
+    suspect = mojibake._MOJIBAKE_SUSPECT
     rng = random.Random(7)
     bad = 0
     for _ in range(60000):

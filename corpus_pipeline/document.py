@@ -24,6 +24,8 @@ DOCUMENT_SCHEMA = pa.schema(
         pa.field("url", pa.string()),
         pa.field("date", pa.string()),  # fetch time, ISO 8601 UTC, as WARC-Date writes it
         pa.field("dump", pa.string()),  # snapshot / crawl name
+        pa.field("source", pa.string()),  # the corpus source it came from (pipeline.sources name)
+        pa.field("domain", pa.string()),  # web, encyclopedia, news, code...: what mix targets group by
         pa.field("file_path", pa.string()),  # source WARC/WET file
         pa.field("warc_record_id", pa.string()),
         pa.field("warc_offset", pa.int64()),  # byte offset of the record in file_path

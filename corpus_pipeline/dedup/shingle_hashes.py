@@ -26,6 +26,7 @@ BASE = 0x9E3779B97F4A7C15  # odd: invertible modulo 2^64
 _BASE_INVERSE = pow(BASE, -1, 1 << 64)
 _SPACE = ord(" ")
 _EMPTY = np.empty(0, dtype=np.uint64)
+_NO_OFFSETS = np.empty(0, dtype=np.int64)
 # B^j and B^-j for j < len, grown by doubling as longer texts arrive (8 MiB each at 1M characters).
 _powers = np.ones(1, dtype=np.uint64)
 _inverse_powers = np.ones(1, dtype=np.uint64)
@@ -68,23 +69,31 @@ def _span_hashes(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.
 def shingle_hashes(normalized: str, by_characters: bool, word_ngram: int, char_ngram: int) -> np.ndarray:
     """Sorted distinct uint64 hashes of the shingles `shingles.shingles()` would build from the same
     arguments (a text shorter than one n-gram is its own shingle; an empty text has none)."""
+    return _distinct(shingle_spans(normalized, by_characters, word_ngram, char_ngram)[0])
+
+
+def shingle_spans(
+    normalized: str, by_characters: bool, word_ngram: int, char_ngram: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(hashes, starts, ends): every shingle's hash in text order, with the span [start, end) it
+    covers in `normalized` (spaces included), so a match can be located."""
+    if not normalized:
+        return _EMPTY, _NO_OFFSETS, _NO_OFFSETS
+    codes = _code_points(normalized)
     if by_characters:
-        codes = _code_points(normalized.replace(" ", ""))
-        if not len(codes):
-            return _EMPTY
-        width = min(char_ngram, len(codes))
-        starts = np.arange(len(codes) - width + 1)
-        ends = starts + width
-    else:
-        if not normalized:
-            return _EMPTY
-        codes = _code_points(normalized)
-        spaces = np.flatnonzero(codes == _SPACE)
-        word_starts = np.concatenate(([0], spaces + 1))
-        word_ends = np.concatenate((spaces, [len(codes)]))
-        width = min(word_ngram, len(word_starts))
-        starts, ends = word_starts[: len(word_starts) - width + 1], word_ends[width - 1 :]
-    return _distinct(_span_hashes(codes, starts, ends))
+        letters = np.flatnonzero(codes != _SPACE)
+        if not len(letters):
+            return _EMPTY, _NO_OFFSETS, _NO_OFFSETS
+        width = min(char_ngram, len(letters))
+        firsts = np.arange(len(letters) - width + 1)
+        hashes = _span_hashes(codes[letters], firsts, firsts + width)
+        return hashes, letters[firsts], letters[firsts + width - 1] + 1
+    spaces = np.flatnonzero(codes == _SPACE)
+    word_starts = np.concatenate(([0], spaces + 1))
+    word_ends = np.concatenate((spaces, [len(codes)]))
+    width = min(word_ngram, len(word_starts))
+    starts, ends = word_starts[: len(word_starts) - width + 1], word_ends[width - 1 :]
+    return _span_hashes(codes, starts, ends), starts, ends
 
 
 def _distinct(hashes: np.ndarray) -> np.ndarray:

@@ -42,12 +42,49 @@ def normalize_for_hashing(text: str) -> str:
     return " ".join(codes.tobytes().decode("utf-32-le", "surrogatepass").split())
 
 
+@lru_cache(maxsize=1)
+def _space_code_points() -> np.ndarray:
+    """True for the 25 code points str.split() splits on."""
+    spaces = np.zeros(sys.maxunicode + 1, dtype=bool)
+    spaces[[c for c in range(sys.maxunicode + 1) if chr(c).isspace()]] = True
+    return spaces
+
+
+def normalize_with_offsets(text: str) -> tuple[str, np.ndarray]:
+    """`normalize_for_hashing(text)` and, for each of its characters, the index in `text` of the
+    character it comes from (a collapsed space: of the character before it), so a match found in
+    the normalized text can be cut out of the original one (decontamination)."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        origin = np.arange(len(text))
+    else:  # a character whose lower case is longer (U+0130 is two code points in lower case)
+        origin = np.repeat(np.arange(len(text)), [len(c.lower()) for c in text])
+    codes = np.frombuffer(lowered.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    kept = np.flatnonzero(~(_stripped_code_points()[codes] | _space_code_points()[codes]))
+    if not len(kept):
+        return "", np.empty(0, dtype=np.int64)
+    # One space before each run of kept characters but the first.
+    space_before = np.concatenate(([0], (np.diff(kept) > 1).astype(np.int64)))
+    positions = np.arange(len(kept)) + np.cumsum(space_before)
+    normalized = np.full(positions[-1] + 1, ord(" "), dtype=np.uint32)
+    normalized[positions] = codes[kept]
+    offsets = np.zeros(len(normalized), dtype=np.int64)
+    offsets[positions] = origin[kept]
+    offsets[positions[space_before == 1] - 1] = origin[kept[np.flatnonzero(space_before) - 1]]
+    return normalized.tobytes().decode("utf-32-le", "surrogatepass"), offsets
+
+
 def base_language(language: str | None) -> str:
     """`zh`, `zh-Hans`, `zho_Hans` and `cmn` style labels to the code NO_SPACE_LANGUAGES uses."""
     if not language:
         return ""
     code = language.replace("-", "_").split("_")[0].lower()
     return {"zho": "zh", "cmn": "zh", "jpn": "ja", "tha": "th", "lao": "lo", "khm": "km", "mya": "my"}.get(code, code)
+
+
+def has_no_space_script(text: str) -> bool:
+    """Any character of a script written without spaces (an English page may quote Chinese)."""
+    return _NO_SPACE_SCRIPT.search(text) is not None
 
 
 def uses_characters(language: str | None, normalized: str) -> bool:

@@ -36,7 +36,7 @@ def register(verbs) -> dict[str, argparse.ArgumentParser]:
         parser.add_argument("--output", type=Path, help="the stage directory to write")
         parser.add_argument("--run-dir", type=Path, help="take --input and --output from this run directory")
         for option in spec.options:
-            parser.add_argument(option.flag, help=option.help)
+            parser.add_argument(option.flag, help=option.help, nargs="+" if option.many else None)
         add_runner_options(parser, spec.default_runner)
         parser.set_defaults(handler=run_stage_verb, stage=spec.name)
         parsers[spec.name] = parser
@@ -72,7 +72,7 @@ def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineCon
         if value is None and option.required:
             raise UsageError(f"{spec.name}: {option.flag} is required")
         if value is not None and option.config_key is None:
-            options[_dest(option.flag)] = Path(value)
+            options[_dest(option.flag)] = [str(v) for v in value] if option.many else Path(value)
     if spec.input == "documents":
         source = Path(source)
     return source, Path(output), options

@@ -13,6 +13,7 @@ import yaml
 from pydantic import Field, ValidationError
 
 from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config.decontamination import DecontaminationConfig, EvalSetConfig
 from corpus_pipeline.config.engine import EngineConfig
 from corpus_pipeline.config.filtering import (
     BlocklistConfig,
@@ -44,9 +45,11 @@ __all__ = [
     "BoilerplateConfig",
     "ConfigError",
     "CrawlConfig",
+    "DecontaminationConfig",
     "DedupConfig",
     "DriftBounds",
     "EngineConfig",
+    "EvalSetConfig",
     "ExtractConfig",
     "KeepRule",
     "LangIdConfig",
@@ -84,6 +87,7 @@ class PipelineConfig(Strict):
     train_tokenizer: TrainTokenizerConfig = Field(default_factory=TrainTokenizerConfig)
     tokenize: TokenizeConfig = Field(default_factory=TokenizeConfig)
     quality: QualityConfig = Field(default_factory=QualityConfig)
+    decontamination: DecontaminationConfig = Field(default_factory=DecontaminationConfig)
     crawl: CrawlConfig = Field(default_factory=CrawlConfig)
     dedup: DedupConfig = Field(default_factory=DedupConfig)
     pipeline: RunConfig = Field(default_factory=RunConfig)

@@ -33,6 +33,8 @@ class StageOption:
     required: bool = False
     # Set: the option is a shorthand for `--set <config_key>=VALUE` rather than a path for the stage.
     config_key: str | None = None
+    # True: takes one or more values, handed to the stage as a list of strings (not paths).
+    many: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,21 @@ STAGES: tuple[StageSpec, ...] = (
         "quality",
         "corpus_pipeline.quality.stage:QualityStage",
         "quality signals (Gopher, C4, FineWeb, coverage, entropy, blocklists, classifier) and keep rules",
+    ),
+    StageSpec(
+        "decontaminate",
+        "document",
+        "07_decontaminate",
+        "decontamination",
+        "corpus_pipeline.decontam.stage:DecontaminateStage",
+        "find evaluation items (HumanEval, your sets) by n-grams: drop the document or cut them out",
+        options=(
+            StageOption(
+                "--eval",
+                "eval sets instead of decontamination.eval_sets: builtin names (humaneval) or files",
+                many=True,
+            ),
+        ),
     ),
     StageSpec(
         "train-tokenizer",

@@ -50,7 +50,7 @@ def test_the_pipeline_runs_the_registry_in_order_with_the_gates_before_the_corpu
     assert steps.index("gates") == steps.index("train-tokenizer") - 1
     assert steps[-2:] == ["train", "report"]
     assert [s.name for s in fused_run("extract")] == ["extract", "langid", "normalize"]
-    assert [s.name for s in fused_run("pii")] == ["pii", "quality"]
+    assert [s.name for s in fused_run("pii")] == ["pii", "quality", "decontaminate"]
     assert [s.name for s in fused_run("dedup")] == ["dedup"]
 
 
@@ -62,6 +62,7 @@ def test_the_report_lists_the_stages_that_count_documents():
         "dedup",
         "pii",
         "quality",
+        "decontaminate",
         "tokenize",
     ]
 

@@ -1,0 +1,1 @@
+"""Benchmark decontamination: find evaluation items in the corpus, remove them, report them."""

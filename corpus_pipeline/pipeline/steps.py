@@ -86,10 +86,11 @@ def dedup(ctx: RunContext) -> StepOutcome:
 
 
 def gates(ctx: RunContext) -> StepOutcome:
-    """Corpus-level gates over the final corpus; recomputed every time (they read four columns)."""
-    from corpus_pipeline.quality.gates import evaluate_gates
+    """Corpus-level gates over the final corpus; recomputed every time (they read four columns and
+    the decontaminate stage's stats)."""
+    from corpus_pipeline.quality.gates import evaluate_corpus_gates
 
-    report = evaluate_gates(ctx.documents, ctx.config.quality.gates)
+    report = evaluate_corpus_gates(ctx.documents, ctx.config)
     path = ctx.run_dir / GATES_FILE
     tmp = path.with_name(f".{path.name}.inprogress")
     tmp.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -75,9 +75,9 @@ def train_classifier_verb(args, config: PipelineConfig) -> int:
 
 
 def gates_verb(args, config: PipelineConfig) -> int:
-    from corpus_pipeline.quality.gates import evaluate_gates
+    from corpus_pipeline.quality.gates import evaluate_corpus_gates
 
-    report = evaluate_gates(args.run_dir, config.quality.gates)
+    report = evaluate_corpus_gates(args.run_dir, config)
     print(report.format_table())
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True))

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from corpus_pipeline.config import QualityGatesConfig
+from corpus_pipeline.config import PipelineConfig, QualityGatesConfig
 
 COLUMNS = ("language", "gopher_word_count", "vocab_coverage", "char_entropy", "dup_content_hash")
 SUCCESS = "_SUCCESS"
@@ -132,6 +132,16 @@ def evaluate_gates(run_dir: Path, config: QualityGatesConfig) -> GateReport:
     for language in config.languages:
         if language not in report.languages:  # asked for, absent: a corpus missing a language fails
             report.gates.append(Gate(language, "documents", 0.0, ">= 1", False))
+    return report
+
+
+def evaluate_corpus_gates(run_dir: Path, config: PipelineConfig) -> GateReport:
+    """Every gate before publishing: these per language, and the contamination gates per eval set
+    (decontam/gates.py)."""
+    from corpus_pipeline.decontam.gates import contamination_gates
+
+    report = evaluate_gates(run_dir, config.quality.gates)
+    report.gates += contamination_gates(report.corpus, config.decontamination)
     return report
 
 

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.quality.gates import GateReport, evaluate_gates
+from corpus_pipeline.quality.gates import GateReport, evaluate_corpus_gates
 from corpus_pipeline.report import corpus_figures as corpus
 from corpus_pipeline.report import token_figures as tokens
 from corpus_pipeline.report.bars import Bars, ranked, top_with_other
+from corpus_pipeline.report.decontam_figures import DecontaminationFigures, decontamination_figures
 from corpus_pipeline.report.drift import DriftCheck, Profile, compare
 from corpus_pipeline.report.examples import ExampleGroup, Redactor, borderline_kept, stage_examples
 from corpus_pipeline.report.funnel import FunnelRow, funnel_rows
@@ -41,6 +42,7 @@ class RunFigures:
     token_languages: Bars | None = None
     top_tokens: Bars | None = None
     examples: list[ExampleGroup] = field(default_factory=list)
+    decontamination: DecontaminationFigures | None = None
     gates: GateReport | None = None
     gates_error: str | None = None
     profile: Profile = field(default_factory=Profile)
@@ -73,7 +75,8 @@ def _examples(stages: dict[str, StageRun], config: PipelineConfig) -> list[Examp
     redactor = Redactor(config.pii, config.report.example_chars)
     groups = []
     for name in DOCUMENT_STAGES:
-        if stages[name].done:
+        # decontaminate's texts hold eval items: its section shows reject details only.
+        if stages[name].done and name != "decontaminate":
             groups += stage_examples(stages[name], redactor, count)
     if stages["quality"].done:
         groups += borderline_kept(stages["quality"], config.quality, redactor, count)
@@ -84,7 +87,7 @@ def _gates(figures: RunFigures, config: PipelineConfig) -> None:
     if not figures.stages["quality"].done:
         return
     try:
-        figures.gates = evaluate_gates(figures.run_dir, config.quality.gates)
+        figures.gates = evaluate_corpus_gates(figures.run_dir, config)
     except (FileNotFoundError, ValueError) as error:
         figures.gates_error = str(error)
 
@@ -118,6 +121,10 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         figures.token_languages = tokens.language_bars(stages["tokenize"])
         distribution = tokens.TokenDistribution(profile.token_counts, profile.token_labels)
         figures.top_tokens = tokens.top_token_bars(distribution, report.top_tokens)
+    if stages["decontaminate"].done:
+        redactor = Redactor(config.pii, config.report.example_chars)
+        count = config.report.examples_per_rule
+        figures.decontamination = decontamination_figures(stages["decontaminate"], redactor, count)
     figures.examples = _examples(stages, config)
     _gates(figures, config)
     if previous is not None:

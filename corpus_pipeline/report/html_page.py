@@ -40,6 +40,7 @@ SECTIONS = (
     ("quality", "Quality signals"),
     ("dedup", "Dedup clusters"),
     ("pii", "PII"),
+    ("decontamination", "Decontamination"),
     ("tokens", "Tokens"),
     ("examples", "Examples"),
     ("gates", "Gates"),
@@ -171,6 +172,27 @@ def _pii(figures: RunFigures) -> str:
     return _figure(matches, [f"{matches.total:,.0f} matches in all"]) + _figure(documents)
 
 
+def _decontamination(figures: RunFigures) -> str:
+    found = figures.decontamination
+    if found is None:
+        return _not_run("decontaminate")
+    rows = [
+        (
+            s.name,
+            f"{s.items:,}",
+            f"{s.documents_hit:,}",
+            f"{s.documents_dropped:,}",
+            f"{s.spans_removed:,}",
+            f"{s.items_found:,} ({s.found_share:.1%})",
+            f"{s.items_remaining:,} ({s.remaining_share:.1%})",
+        )
+        for s in found.sets
+    ]
+    header = ("eval set", "items", "documents hit", "dropped", "spans removed", "items found", "items still in corpus")
+    examples = ExampleGroup("decontaminate", "rejected: contaminated (the match quoted in part)", found.examples)
+    return _table(header, rows) + _example_group(examples)
+
+
 def _token_section(figures: RunFigures) -> str:
     if figures.shards is None:
         return _not_run("tokenize")
@@ -281,6 +303,7 @@ def render(figures: RunFigures) -> str:
         "quality": _quality,
         "dedup": _dedup,
         "pii": _pii,
+        "decontamination": _decontamination,
         "tokens": _token_section,
         "examples": _examples,
         "gates": _gates,

@@ -99,7 +99,9 @@ def test_every_record_is_in_the_shards_or_rejected_with_a_reason(reference):
     run_dir = result.context.run_dir
     records = warc_record_count(inputs)
     manifest = json.loads((result.context.tokens / "manifest.json").read_text())
-    corpus_rows = sum(pq.ParquetFile(p).metadata.num_rows for p in (run_dir / "06_quality").glob("part-*.parquet"))
+    corpus_rows = sum(
+        pq.ParquetFile(p).metadata.num_rows for p in (run_dir / "07_decontaminate").glob("part-*.parquet")
+    )
     rejected = rejected_rows(run_dir)
 
     assert manifest["documents"] == corpus_rows > 0
@@ -119,6 +121,7 @@ def test_every_record_is_in_the_shards_or_rejected_with_a_reason(reference):
             ("dedup", "04_"),
             ("pii", "05_"),
             ("quality", "06_"),
+            ("decontaminate", "07_"),
             ("tokenize", "tokens"),
         )
     }

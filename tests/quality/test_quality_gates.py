@@ -80,10 +80,14 @@ def run_cli(argv: list[str]) -> int:
 
 def test_gates_verb_prints_json_and_exits_nonzero_on_failure(tmp_path, capsys):
     corpus(tmp_path / "ok")
-    assert run_cli(["gates", str(tmp_path / "ok"), "--json"]) == 0
+    # A corpus decontaminate did not write: its contamination gate is not measured, and fails.
+    assert run_cli(["gates", str(tmp_path / "ok")]) == 1
+    assert "FAIL all      contamination:humaneval not measured" in capsys.readouterr().out
+    unchecked = ["--set", "decontamination.max_contamination={}"]
+    assert run_cli(["gates", str(tmp_path / "ok"), "--json", *unchecked]) == 0
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert figures["passed"] and figures["languages"]["zh"]["documents"] == 30
-    assert run_cli(["gates", str(tmp_path / "ok"), "--set", "quality.gates.min_vocab_coverage=0.995"]) == 1
+    assert run_cli(["gates", str(tmp_path / "ok"), *unchecked, "--set", "quality.gates.min_vocab_coverage=0.995"]) == 1
     assert "FAILED" in capsys.readouterr().out
 
 

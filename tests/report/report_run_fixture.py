@@ -108,8 +108,10 @@ def build_run(run_dir: Path) -> Path:
     write_dedup(run_dir)
     run_stage("pii", run_dir / "04_dedup", run_dir / "05_pii", settings, executor)
     run_stage("quality", run_dir / "05_pii", run_dir / "06_quality", settings, executor)
-    trained = run_stage("train-tokenizer", run_dir / "06_quality", run_dir / "tokenizer", settings, executor)
-    run_stage("tokenize", run_dir / "06_quality", run_dir / "tokens", settings, executor, tokenizer=trained.output)
+    run_stage("decontaminate", run_dir / "06_quality", run_dir / "07_decontaminate", settings, executor)
+    corpus = run_dir / "07_decontaminate"
+    trained = run_stage("train-tokenizer", corpus, run_dir / "tokenizer", settings, executor)
+    run_stage("tokenize", corpus, run_dir / "tokens", settings, executor, tokenizer=trained.output)
     return run_dir
 
 

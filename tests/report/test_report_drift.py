@@ -67,7 +67,7 @@ def english_only_previous(report_run, target):  # noqa: F811
     """A previous snapshot with only the English documents, half the duplicate rate and its token
     ids shifted by one (another distribution of the same size)."""
     previous = copy_run(report_run, target)
-    for part in (previous / "06_quality").glob("part-*.parquet"):
+    for part in (previous / "07_decontaminate").glob("part-*.parquet"):
         table = pq.read_table(part)
         pq.write_table(table.filter(pc.equal(table.column("language"), "en")), part)
     stats_path = previous / "04_dedup" / "_stats.json"

@@ -43,9 +43,9 @@ def test_funnel_counts_are_the_stats_files(report_run):  # noqa: F811
 
 def test_language_domain_and_cluster_figures(report_run):  # noqa: F811
     figures = collect(report_run, config())
-    assert figures.final_stage == "quality"
+    assert figures.final_stage == "decontaminate"
     assert dict(figures.languages_detected.items) == stage_stats(report_run, "02_langid")["extra"]["languages"]
-    final = pq.read_table(report_run / "06_quality", columns=["language", "url"]).to_pylist()
+    final = pq.read_table(report_run / "07_decontaminate", columns=["language", "url"]).to_pylist()
     languages = {}
     for row in final:
         languages[row["language"]] = languages.get(row["language"], 0) + 1

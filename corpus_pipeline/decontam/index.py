@@ -62,18 +62,20 @@ def build_index(sets: list[EvalSet], config: DecontaminationConfig) -> NgramInde
     skipped: dict[str, int] = {}
     for set_number, eval_set in enumerate(sets):
         for item in eval_set.items:
-            normalized = normalize_for_hashing(item.text)
-            by_characters = uses_characters(None, normalized)
-            if by_characters:
-                units, size, minimum = len(normalized.replace(" ", "")), config.char_ngram, config.min_item_chars
-            else:
-                units, size, minimum = len(normalized.split()), config.word_ngram, config.min_item_words
-            if units < min(minimum, size):
+            shingled = [_shingling(item.text, config)]
+            if len(item.fields) > 1:  # a field shorter than one n-gram is matched whole too
+                shingled += [s for s in map(lambda f: _shingling(f, config), item.fields) if s[2] < s[3]]
+            if shingled[0][2] < min(shingled[0][3], shingled[0][4]):
                 skipped[eval_set.name] = skipped.get(eval_set.name, 0) + 1
                 continue
-            width = min(size, units)
-            (char_widths if by_characters else word_widths).add(width)
-            hashes = _worded_hashes(normalized, by_characters, width)
+            hashes = []
+            for normalized, by_characters, units, size, minimum in shingled:
+                if units < min(minimum, size):
+                    continue
+                width = min(size, units)
+                (char_widths if by_characters else word_widths).add(width)
+                hashes.append(_worded_hashes(normalized, by_characters, width))
+            hashes = np.unique(np.concatenate(hashes))
             hash_parts.append(hashes)
             item_parts.append(np.full(len(hashes), len(item_ids), dtype=np.uint32))
             item_sets.append(set_number)
@@ -96,6 +98,14 @@ def build_index(sets: list[EvalSet], config: DecontaminationConfig) -> NgramInde
         skipped=skipped,
         template_ngrams=int((counts > config.max_items_per_ngram).sum()),
     )
+
+
+def _shingling(text: str, config: DecontaminationConfig) -> tuple[str, bool, int, int, int]:
+    """(normalized text, by characters, its length in units, the n-gram size, the minimum length)."""
+    normalized = normalize_for_hashing(text)
+    if uses_characters(None, normalized):
+        return normalized, True, len(normalized.replace(" ", "")), config.char_ngram, config.min_item_chars
+    return normalized, False, len(normalized.split()), config.word_ngram, config.min_item_words
 
 
 def _worded_hashes(normalized: str, by_characters: bool, width: int) -> np.ndarray:

@@ -13,7 +13,7 @@ count of the batches: size = sum / batches, exact however many tasks ran or resu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from corpus_pipeline.decontam.index import NgramIndex
 from corpus_pipeline.stats import StageStats
@@ -67,6 +67,11 @@ class SetSummary:
     @property
     def remaining_share(self) -> float:
         return self.items_remaining / self.items if self.items else 0.0
+
+    def to_record(self) -> dict:
+        """For the run record: the counts and both shares."""
+        shares = {"found_share": round(self.found_share, 6), "remaining_share": round(self.remaining_share, 6)}
+        return {**asdict(self), **shares}
 
 
 def set_summaries(stats: StageStats) -> dict[str, SetSummary]:

@@ -67,7 +67,7 @@ class GlobalStage(ABC):
         return []
 
     @abstractmethod
-    def run(self, input_dir: Path | None, work: Path, executor: Executor) -> dict:
+    def run(self, input_dir: Path | list[Path] | None, work: Path, executor: Executor) -> dict:
         """Write the stage's output into `work`; returns facts for its `_SUCCESS` marker."""
 
     def finish(self, work: Path) -> None:  # noqa: B027 - an optional hook, not abstract
@@ -186,16 +186,23 @@ def _publish(stages, dirs: list[StageDir], write_kept, wall: float) -> list[Stag
     return results
 
 
-def global_dir(stage: GlobalStage, input_dir: Path | None, output: Path, executor: Executor) -> StageDir:
-    identity = [read_success(input_dir)["fingerprint"]] if input_dir is not None else []
+def _input_dirs(input_dir: Path | list[Path] | None) -> list[Path]:
+    return [] if input_dir is None else list(input_dir) if isinstance(input_dir, list) else [input_dir]
+
+
+def global_dir(stage: GlobalStage, input_dir: Path | list[Path] | None, output: Path, executor: Executor) -> StageDir:
+    identity = [read_success(path)["fingerprint"] for path in _input_dirs(input_dir)]
     identity += stage.input_identity(executor)
     return StageDir(Path(output), fingerprint(stage.name, stage.config_fingerprint(), identity))
 
 
-def run_global(stage: GlobalStage, input_dir: Path | None, output: Path, executor: Executor) -> StageResult:
-    """Run a stage that sees every document at once (or none: crawl) through the one lifecycle."""
+def run_global(
+    stage: GlobalStage, input_dir: Path | list[Path] | None, output: Path, executor: Executor
+) -> StageResult:
+    """Run a stage that sees every document at once (or none: crawl) through the one lifecycle;
+    `input_dir` is a list for a stage that reads several stage directories (mix)."""
     output = Path(output)
-    check_output_apart(output, ([input_dir] if input_dir is not None else []) + stage.inputs())
+    check_output_apart(output, _input_dirs(input_dir) + stage.inputs())
     stage_dir = global_dir(stage, input_dir, output, executor)
     if stage_dir.is_done():
         return StageResult(output, stage_dir.done_stats(), skipped=True)

@@ -51,12 +51,23 @@ class StageSpec:
     # Runs only when every quality gate passed: it consumes the finished corpus.
     consumes_corpus: bool = False
     default_runner: str = "spark"
+    # True: `--input` takes one or more stage directories, read as one corpus (a run's sources).
+    many_inputs: bool = False
+    # Config sections besides `section` that decide the output, given to the factory by name.
+    also_reads: tuple[str, ...] = ()
 
     @property
     def fusable(self) -> bool:
         """Runs in one pass with the document stages that follow it."""
         return self.kind in ("source", "document")
 
+
+_TOKENIZER = StageOption(
+    "--tokenizer",
+    "tokenizer.json (ours or any HF one), or a train-tokenizer directory",
+    run_dir_default="tokenizer",
+    required=True,
+)
 
 STAGES: tuple[StageSpec, ...] = (
     StageSpec(
@@ -162,15 +173,21 @@ STAGES: tuple[StageSpec, ...] = (
         "corpus_pipeline.tokenize.stage:TokenizeStage",
         "documents -> Megatron .bin/.idx token shards + manifest.json",
         output="tokens",
-        options=(
-            StageOption(
-                "--tokenizer",
-                "tokenizer.json (ours or any HF one), or a train-tokenizer directory",
-                run_dir_default="tokenizer",
-                required=True,
-            ),
-        ),
+        options=(_TOKENIZER,),
         consumes_corpus=True,
+    ),
+    StageSpec(
+        "mix",
+        "global",
+        "mix",
+        "mix",
+        "corpus_pipeline.mix.stage:MixStage",
+        "documents of one or more stages -> token shards at target group shares (mix.targets) + documents.parquet",
+        output="tokens",
+        options=(_TOKENIZER,),
+        consumes_corpus=True,
+        many_inputs=True,
+        also_reads=("tokenize", "engine"),
     ),
 )
 

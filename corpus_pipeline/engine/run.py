@@ -45,8 +45,10 @@ def stage_class(spec: StageSpec) -> type:
 
 
 def build_stage(spec: StageSpec, config: PipelineConfig, **options):
-    """The stage object of `spec`, built with its config section and its own options."""
-    return stage_class(spec)(getattr(config, spec.section), **options)
+    """The stage object of `spec`, built with its config section (and those it also reads) and its
+    own options."""
+    sections = {name: getattr(config, name) for name in spec.also_reads}
+    return stage_class(spec)(getattr(config, spec.section), **sections, **options)
 
 
 def _source_input(spec: StageSpec, source):
@@ -57,15 +59,25 @@ def _source_input(spec: StageSpec, source):
     return Path(source)
 
 
+def _global_input(spec: StageSpec, source) -> Path | list[Path] | None:
+    """What a global stage reads: nothing (crawl: its seeds are an option), one stage directory, or
+    several for a stage that takes many (a single one given is a list of one)."""
+    if spec.input == "seeds":
+        return None
+    if spec.many_inputs:
+        return [Path(path) for path in (source if isinstance(source, (list, tuple)) else [source])]
+    return Path(source)
+
+
 def run_stage(name: str, source, output: Path, config: PipelineConfig, executor: Executor, **options) -> StageResult:
-    """One stage: `source` is a stage directory, or crawl files for extract (paths, dirs, globs),
-    or a seeds file for crawl."""
+    """One stage: `source` is a stage directory (or a list of them for a stage with many_inputs),
+    or crawl files for extract (paths, dirs, globs), or a seeds file for crawl."""
     spec = stage_spec(name)
     if spec.input == "seeds":
         options = {**options, "seeds": Path(source)}
     stage = build_stage(spec, config, **options)
     if isinstance(stage, GlobalStage):
-        return run_global(stage, None if spec.input == "seeds" else Path(source), Path(output), executor)
+        return run_global(stage, _global_input(spec, source), Path(output), executor)
     return run_chain([stage], _source_input(spec, source), [Path(output)], executor, config.engine)[0]
 
 
@@ -79,7 +91,7 @@ def planned_dirs(
         if specs[0].input == "seeds":
             options = {**options, "seeds": Path(source)}
         stage = build_stage(specs[0], config, **options)
-        return [global_dir(stage, None if specs[0].input == "seeds" else Path(source), Path(outputs[0]), executor)]
+        return [global_dir(stage, _global_input(specs[0], source), Path(outputs[0]), executor)]
     stages = [build_stage(spec, config) for spec in specs]
     return chain_dirs(stages, _source_input(specs[0], source), [Path(o) for o in outputs], config.engine)
 

@@ -76,6 +76,16 @@ def document_step(name: str) -> Callable[[RunContext], StepOutcome]:
     return run
 
 
+def decontaminate(ctx: RunContext) -> StepOutcome:
+    """The document step, with what it found per eval set in the run record."""
+    from corpus_pipeline.decontam.record import set_summaries
+
+    outcome = document_step("decontaminate")(ctx)
+    if outcome.stats is not None:
+        outcome.notes["eval_sets"] = {name: s.to_record() for name, s in set_summaries(outcome.stats).items()}
+    return outcome
+
+
 def dedup(ctx: RunContext) -> StepOutcome:
     result = run_stage(
         "dedup", ctx.documents, _stage_dir(ctx, "dedup"), ctx.config, ctx.executor, index=ctx.plan.index_dir
@@ -170,6 +180,7 @@ _STAGE_STEPS: dict[str, Callable[[RunContext], StepOutcome]] = {
     "crawl": crawl,
     "extract": extract,
     "dedup": dedup,
+    "decontaminate": decontaminate,
     "train-tokenizer": train_tokenizer,
     "tokenize": tokenize,
 }

@@ -117,6 +117,13 @@ class _RollingShards:
             self.writer.abort()
 
 
+def empty_text_detail(text: str) -> str | None:
+    """Why a document has nothing to tokenize, or None when it has text."""
+    if not text:
+        return "no text"
+    return f"only whitespace ({len(text)} characters)" if text.isspace() else None
+
+
 def write_bucket(job: TokenizeJob, bucket: int, rows: Iterable[Row]) -> StageStats:
     started = time.perf_counter()
     part = part_name(bucket)
@@ -132,9 +139,9 @@ def write_bucket(job: TokenizeJob, bucket: int, rows: Iterable[Row]) -> StageSta
         for _, doc_id, raw, language in rows:
             stats.count_in(len(raw))
             text = decode_text(raw, encoder.repairs)
-            if not text or text.isspace():
+            detail = empty_text_detail(text)
+            if detail is not None:
                 stats.count_dropped(EMPTY_TEXT)
-                detail = "no text" if not text else f"only whitespace ({len(text)} characters)"
                 rejected.add({"id": doc_id, "language": language, "reject_detail": detail})
                 continue
             yield (doc_id, language, len(raw)), text

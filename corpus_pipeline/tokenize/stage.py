@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,12 +21,11 @@ from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.stage_dir import STATS_FILE, input_parts
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.tokenize import local_jobs
-from corpus_pipeline.tokenize.bpe import choose_dtype, file_sha256, load_tokenizer, token_id, vocab_size
 from corpus_pipeline.tokenize.indexed_dataset import ShardFile
-from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, read_manifest, write_manifest
+from corpus_pipeline.tokenize.manifest import build_manifest, read_manifest, write_manifest
 from corpus_pipeline.tokenize.shard_task import SHARDS_DIR, STAGE, TokenizeJob, bucket_summary_path
+from corpus_pipeline.tokenize.shard_vocabulary import install_tokenizer, resolve_tokenizer
 from corpus_pipeline.tokenize.sharding import bucket_count, shard_name
-from corpus_pipeline.tokenize.train_stage import tokenizer_file
 
 
 def _finalize_shards(work: Path, buckets: int, prefix: str) -> list[ShardFile]:
@@ -62,13 +60,8 @@ class TokenizeStage(GlobalStage):
     name = STAGE
 
     def __init__(self, config: TokenizeConfig | None = None, tokenizer: Path | None = None):
-        if tokenizer is None:
-            raise ValueError("tokenize needs a tokenizer (--tokenizer FILE or a train-tokenizer directory)")
         self.config = config or TokenizeConfig()
-        self.tokenizer = tokenizer_file(tokenizer)
-        if not self.tokenizer.exists():
-            raise FileNotFoundError(f"tokenizer not found: {self.tokenizer}")
-        self.tokenizer_sha = file_sha256(self.tokenizer)
+        self.tokenizer, self.tokenizer_sha = resolve_tokenizer(STAGE, tokenizer)
 
     def config_fingerprint(self) -> str:
         return f"{self.config!r} tokenizer={self.tokenizer_sha}"
@@ -87,22 +80,16 @@ class TokenizeStage(GlobalStage):
     def run(self, input_dir: Path, work: Path, executor: Executor) -> dict:
         settings = self.config
         parts = input_parts(input_dir)
-        tokenizer = load_tokenizer(str(self.tokenizer), self.tokenizer_sha)  # the hash keys the per-process cache
-        vocab = vocab_size(tokenizer)
-        dtype = choose_dtype(vocab, settings.dtype)
-        eod_id = token_id(tokenizer, settings.eod_token, str(self.tokenizer))
-        local_tokenizer = work / TOKENIZER_FILE
-        if not local_tokenizer.exists() or file_sha256(local_tokenizer) != self.tokenizer_sha:
-            shutil.copyfile(self.tokenizer, local_tokenizer)
+        vocabulary = install_tokenizer(self.tokenizer, self.tokenizer_sha, settings, work)
         buckets = bucket_count(
-            _input_text_bytes(input_dir), settings.text_bytes_per_token, dtype.itemsize, settings.shard_bytes
+            _input_text_bytes(input_dir), settings.text_bytes_per_token, vocabulary.dtype.itemsize, settings.shard_bytes
         )
         job = TokenizeJob(
             work=str(work),
-            tokenizer_path=str(local_tokenizer),
+            tokenizer_path=str(vocabulary.path),
             tokenizer_sha256=self.tokenizer_sha,
-            dtype=dtype.name,
-            eod_id=eod_id,
+            dtype=vocabulary.dtype.name,
+            eod_id=vocabulary.eod_id,
             shard_bytes=settings.shard_bytes,
             max_chunk_chars=settings.max_chunk_chars,
             batch_chars=settings.batch_chars,
@@ -116,7 +103,7 @@ class TokenizeStage(GlobalStage):
                 spark_jobs.tokenize_buckets(executor.session(), parts, schema, job, buckets, settings.threads_per_task)
             else:
                 local_jobs.tokenize_buckets(parts, schema, job, buckets)
-        self._manifest = (buckets, dtype, vocab, eod_id)
+        self._manifest = (buckets, vocabulary.dtype, vocabulary.vocab, vocabulary.eod_id)
         return {}
 
     def finish(self, work: Path) -> None:

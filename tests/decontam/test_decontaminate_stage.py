@@ -79,7 +79,7 @@ def test_a_document_cut_into_more_pieces_than_the_limit_is_dropped(tmp_path):
 
 def test_chinese_items_match_by_characters_even_split_across_paragraphs(tmp_path):
     stage = _stage(tmp_path, CHINESE[:5])
-    assert stage.index.char_widths == (20,) and stage.index.word_widths == ()
+    assert stage.index.char_widths == (25,) and stage.index.word_widths == ()
     item = CHINESE[4]
     split = f"{CHINESE[30]}\n\n{item[: len(item) // 2]}\n\n{item[len(item) // 2 :]}\n{CHINESE[31]}"
     verdicts, _, _ = _run(stage, [split, "\n".join(CHINESE[20:40])])

@@ -64,6 +64,7 @@ def test_the_report_lists_the_stages_that_count_documents():
         "quality",
         "decontaminate",
         "tokenize",
+        "mix",
     ]
 
 

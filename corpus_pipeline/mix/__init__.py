@@ -1,0 +1,1 @@
+"""mix: token shards built to target shares of sources, domains and languages (see stage.py)."""

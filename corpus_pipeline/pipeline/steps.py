@@ -7,7 +7,7 @@ reused, so a rerun after a crash continues from the first unfinished stage.
 A source or document stage runs fused with the document stages after it (one pass over each task);
 their steps then report the results that pass produced. A new document stage is a registry entry:
 its step comes from `document_step`. A global stage whose inputs are not just the previous
-documents has a step function here (crawl, dedup, train-tokenizer, tokenize).
+documents has a step function here (crawl, dedup, train-tokenizer, tokenize, mix).
 """
 
 from __future__ import annotations
@@ -136,6 +136,18 @@ def tokenize(ctx: RunContext) -> StepOutcome:
     return StepOutcome.of_stage(result)
 
 
+def mix(ctx: RunContext) -> StepOutcome:
+    """Shards at target shares (mix.targets or mix.phases), which the model then trains on."""
+    settings = ctx.config.mix
+    if not settings.targets and not settings.phases:
+        return StepOutcome("not needed", notes={"why": "no mix.targets: tokenize's shards are the corpus"})
+    result = run_stage(
+        "mix", [ctx.documents], _stage_dir(ctx, "mix"), ctx.config, ctx.executor, tokenizer=ctx.tokenizer
+    )
+    ctx.tokens = result.output
+    return StepOutcome.of_stage(result)
+
+
 def train_model(ctx: RunContext) -> StepOutcome:
     """A model trained on the run's shards (pipeline.train_config): the proof that the corpus trains.
     Reused when an earlier attempt finished on the same shards; resumed from its checkpoint when it
@@ -183,6 +195,7 @@ _STAGE_STEPS: dict[str, Callable[[RunContext], StepOutcome]] = {
     "decontaminate": decontaminate,
     "train-tokenizer": train_tokenizer,
     "tokenize": tokenize,
+    "mix": mix,
 }
 
 

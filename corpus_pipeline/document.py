@@ -50,9 +50,18 @@ def document_id(url: str | None, text: str) -> str:
     The same page fetched again with the same text keeps its id across runs and snapshots; a changed
     text is a new document. 128 bits: collisions are negligible at 10^12 documents.
     """
-    content_digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-    key = (canonical_url(url) if url else "").encode("utf-8", "surrogatepass") + b"\x00" + content_digest
-    return hashlib.blake2b(key, digest_size=16).hexdigest()
+    return _keyed_text_id(canonical_url(url) if url else "", text.encode("utf-8", "surrogatepass"))
+
+
+def source_text_id(source: str, text: bytes) -> str:
+    """Stable id of a document that comes without one (an ingested dataset's record): the same hash
+    of its source's name and its text's UTF-8 bytes, so a record keeps its id across runs."""
+    return _keyed_text_id(f"source:{source}", text)
+
+
+def _keyed_text_id(key: str, text: bytes) -> str:
+    content_digest = hashlib.blake2b(text, digest_size=16).digest()
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass") + b"\x00" + content_digest, digest_size=16).hexdigest()
 
 
 def empty_document(**values) -> dict:

@@ -20,6 +20,7 @@ from corpus_pipeline.engine.registry import STAGES, StageSpec, previous_document
 EXIT_OK, EXIT_USAGE = 0, 2
 _INPUT_HELP = {
     "files": "WARC/WET/ARC files, globs or directories (--run-dir: default <data_root>/crawl)",
+    "datasets": "dataset files (.jsonl[.gz|.zst], .parquet, .txt, .xml[.bz2]), globs or directories",
     "documents": "a stage output directory (--run-dir: the previous stage's)",
     "seeds": "seeds file: one URL a line (# comments); .xml: a sitemap",
 }
@@ -31,7 +32,7 @@ def register(verbs) -> dict[str, argparse.ArgumentParser]:
     for spec in STAGES:
         parser = verbs.add_parser(spec.name, help=spec.help)
         names = ("--input", "--seeds") if spec.input == "seeds" else ("--input",)
-        many = "+" if spec.input == "files" or spec.many_inputs else None
+        many = "+" if spec.input in ("files", "datasets") or spec.many_inputs else None
         parser.add_argument(*names, dest="input", nargs=many, help=_INPUT_HELP[spec.input])
         parser.add_argument("--output", type=Path, help="the stage directory to write")
         parser.add_argument("--run-dir", type=Path, help="take --input and --output from this run directory")
@@ -61,7 +62,7 @@ def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineCon
         if source is None and spec.input == "files":
             source = [str(Path(config.data_root) / "crawl")]
         elif source is None and spec.input == "documents":
-            source = _in_run(spec, run_dir, config, previous_documents_stage(spec.name).directory)
+            source = _in_run(spec, run_dir, config, _previous_directory(spec, run_dir))
     if source is None or output is None:
         raise UsageError(f"{spec.name}: --input and --output are required (or --run-dir RUN)")
     options = {}
@@ -78,6 +79,16 @@ def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineCon
     elif spec.input == "documents":
         source = Path(source)
     return source, Path(output), options
+
+
+def _previous_directory(spec: StageSpec, run_dir: Path) -> str:
+    """The directory of the run that `spec` reads: the previous stage's, or the source stage's that ran."""
+    from corpus_pipeline.engine.stage_dir import SUCCESS
+
+    try:
+        return previous_documents_stage(spec.name, lambda directory: (run_dir / directory / SUCCESS).exists()).directory
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 class UsageError(ValueError):

@@ -38,6 +38,7 @@ from corpus_pipeline.config.ingest import (
 from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.config.pipeline import NightlyConfig, RunConfig
 from corpus_pipeline.config.report import DriftBounds, ReportConfig
+from corpus_pipeline.config.sources import DomainRule, DomainsConfig, IngestConfig
 from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
 
 __all__ = [
@@ -48,10 +49,13 @@ __all__ = [
     "CrawlConfig",
     "DecontaminationConfig",
     "DedupConfig",
+    "DomainRule",
+    "DomainsConfig",
     "DriftBounds",
     "EngineConfig",
     "EvalSetConfig",
     "ExtractConfig",
+    "IngestConfig",
     "KeepRule",
     "LangIdConfig",
     "MixConfig",
@@ -83,6 +87,8 @@ class PipelineConfig(Strict):
     spark: SparkConfig = Field(default_factory=SparkConfig)
     engine: EngineConfig = Field(default_factory=EngineConfig)
     extract: ExtractConfig = Field(default_factory=ExtractConfig)
+    ingest: IngestConfig = Field(default_factory=IngestConfig)
+    domains: DomainsConfig = Field(default_factory=DomainsConfig)
     langid: LangIdConfig = Field(default_factory=LangIdConfig)
     normalize: NormalizeConfig = Field(default_factory=NormalizeConfig)
     pii: PiiConfig = Field(default_factory=PiiConfig)

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config.sources import NAME_PATTERN
 
 # Line-level boilerplate (C4-style), English and Chinese. Each is one rule of BoilerplateConfig.
 DEFAULT_BOILERPLATE_PATTERNS: dict[str, str] = {
@@ -87,6 +88,9 @@ class ExtractConfig(Strict):
     timeout_seconds: float | None = Field(5.0, gt=0)
     # Name of the snapshot written to the `dump` column; default: the input file's parent folder.
     dump: str | None = None
+    # The `source` column, and the `domain` of pages no `domains.rules` entry matches.
+    source: str = Field("web", pattern=NAME_PATTERN)
+    domain: str = Field("web", pattern=NAME_PATTERN)
 
 
 class LangIdConfig(Strict):

@@ -16,6 +16,7 @@ lists the stages for the Makefile before any virtual environment exists.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # spark: tasks as Spark tasks (local[*] unless spark-submit set a master); local: in this process.
@@ -45,7 +46,7 @@ class StageSpec:
     section: str
     factory: str
     help: str
-    input: str = "documents"  # "files", "documents" or "seeds"
+    input: str = "documents"  # "files" (crawl files), "datasets", "documents" or "seeds"
     output: str = "documents"  # "documents", "warc", "tokenizer" or "tokens"
     options: tuple[StageOption, ...] = field(default=())
     # Runs only when every quality gate passed: it consumes the finished corpus.
@@ -91,6 +92,24 @@ STAGES: tuple[StageSpec, ...] = (
         "corpus_pipeline.stages.extract:ExtractStage",
         "WARC/WET/ARC files -> documents (trafilatura)",
         input="files",
+        also_reads=("domains",),
+    ),
+    StageSpec(
+        "ingest",
+        "source",
+        "01_ingest",
+        "ingest",
+        "corpus_pipeline.ingest.stage:IngestStage",
+        "datasets (JSON lines, Parquet, text, MediaWiki XML dumps) -> documents",
+        input="datasets",
+        options=(
+            StageOption("--format", "auto (by file name), jsonl, parquet, text, wikipedia", config_key="ingest.format"),
+            StageOption("--text-field", "the field or column holding the text", config_key="ingest.text_field"),
+            StageOption("--id-field", "the field or column holding the id", config_key="ingest.id_field"),
+            StageOption("--source", "the source name (the `source` column)", config_key="ingest.source"),
+            StageOption("--domain", "the domain when no domains.rules entry matches", config_key="ingest.domain"),
+        ),
+        also_reads=("domains",),
     ),
     StageSpec(
         "langid",
@@ -122,6 +141,7 @@ STAGES: tuple[StageSpec, ...] = (
                 run_dir_default="{data_root}/index",
             ),
         ),
+        many_inputs=True,
     ),
     StageSpec(
         "pii",
@@ -201,24 +221,38 @@ def stage_spec(name: str) -> StageSpec:
         raise ValueError(f"unknown stage {name!r}: expected one of {', '.join(_BY_NAME)}") from None
 
 
-def previous_documents_stage(name: str) -> StageSpec | None:
-    """The stage whose documents `name` reads in a run (None for a stage that reads files or seeds)."""
+def previous_documents_stage(name: str, holds_documents: Callable[[str], bool] | None = None) -> StageSpec | None:
+    """The stage whose documents `name` reads in a run (None for a stage that reads files or seeds).
+
+    Right after the source stages (extract, ingest) that is the one source stage whose directory
+    `holds_documents(directory)` says is there; with no such test, or none there, the first
+    (extract). Several there: ValueError, the caller must say which (`--input`)."""
     if stage_spec(name).input != "documents":
         return None
     before = STAGES[: STAGES.index(stage_spec(name))]
-    return next(spec for spec in reversed(before) if spec.output == "documents")
+    previous = next(spec for spec in reversed(before) if spec.output == "documents")
+    if previous.kind != "source":
+        return previous
+    sources = [spec for spec in STAGES if spec.kind == "source"]
+    present = [spec for spec in sources if holds_documents is not None and holds_documents(spec.directory)]
+    if len(present) > 1:
+        found = ", ".join(spec.directory for spec in present)
+        raise ValueError(f"{name}: the run holds the documents of several source stages ({found}): give --input")
+    return (present or sources)[0]
 
 
 def fused_run(name: str) -> tuple[StageSpec, ...]:
-    """`name` and the document stages right after it: what one pass over each task runs."""
+    """`name` and the document stages after it up to the next global stage (a source stage passes
+    over the other source stages): what one pass over each task runs."""
     start = STAGES.index(stage_spec(name))
     if not STAGES[start].fusable:
         return (STAGES[start],)
     run = [STAGES[start]]
     for spec in STAGES[start + 1 :]:
-        if spec.kind != "document":
+        if spec.kind == "global":
             break
-        run.append(spec)
+        if spec.kind == "document":
+            run.append(spec)
     return tuple(run)
 
 

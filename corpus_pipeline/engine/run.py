@@ -24,6 +24,7 @@ from corpus_pipeline.engine.lifecycle import (
 )
 from corpus_pipeline.engine.registry import RUNNERS, StageSpec, stage_spec
 from corpus_pipeline.engine.stage_dir import StageDir
+from corpus_pipeline.stages.base import SourceStage
 
 
 def make_executor(config: PipelineConfig, runner: str) -> Executor:
@@ -51,11 +52,11 @@ def build_stage(spec: StageSpec, config: PipelineConfig, **options):
     return stage_class(spec)(getattr(config, spec.section), **sections, **options)
 
 
-def _source_input(spec: StageSpec, source):
-    if spec.input == "files":
-        from corpus_pipeline.inputs import expand_crawl_inputs
-
-        return expand_crawl_inputs([str(path) for path in source])
+def _source_input(stage, source):
+    """What a chain headed by `stage` reads: the files a source stage's `--input` names (paths,
+    directories, globs), or a stage directory."""
+    if isinstance(stage, SourceStage):
+        return stage.input_files([str(path) for path in (source if isinstance(source, (list, tuple)) else [source])])
     return Path(source)
 
 
@@ -78,7 +79,7 @@ def run_stage(name: str, source, output: Path, config: PipelineConfig, executor:
     stage = build_stage(spec, config, **options)
     if isinstance(stage, GlobalStage):
         return run_global(stage, _global_input(spec, source), Path(output), executor)
-    return run_chain([stage], _source_input(spec, source), [Path(output)], executor, config.engine)[0]
+    return run_chain([stage], _source_input(stage, source), [Path(output)], executor, config.engine)[0]
 
 
 def planned_dirs(
@@ -93,7 +94,7 @@ def planned_dirs(
         stage = build_stage(specs[0], config, **options)
         return [global_dir(stage, _global_input(specs[0], source), Path(outputs[0]), executor)]
     stages = [build_stage(spec, config) for spec in specs]
-    return chain_dirs(stages, _source_input(specs[0], source), [Path(o) for o in outputs], config.engine)
+    return chain_dirs(stages, _source_input(stages[0], source), [Path(o) for o in outputs], config.engine)
 
 
 def run_fused(
@@ -105,4 +106,4 @@ def run_fused(
     if not all(spec.fusable for spec in specs) or any(spec.kind == "source" for spec in specs[1:]):
         raise ValueError(f"cannot fuse {', '.join(names)}: a source stage, then document stages only")
     stages = [build_stage(spec, config) for spec in specs]
-    return run_chain(stages, _source_input(specs[0], source), [Path(o) for o in outputs], executor, config.engine)
+    return run_chain(stages, _source_input(stages[0], source), [Path(o) for o in outputs], executor, config.engine)

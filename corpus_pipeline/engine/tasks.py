@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.task_output import ROWS_PER_WRITE, StageAttempt, TaskAttempt, task_identity_done
 from corpus_pipeline.engine.task_plan import Task
-from corpus_pipeline.stages.base import DocumentStage, Drop, SourceStage
+from corpus_pipeline.stages.base import DocumentStage, SourceStage, VerdictTable
 from corpus_pipeline.stats import StageStats
 
 
@@ -96,32 +96,16 @@ def apply_stage(
         else:
             arrays.append(pa.nulls(table.num_rows, field.type))
     table = pa.Table.from_arrays(arrays, schema=schema)
-    reasons = pa.array([None if v is None else v.reason for v in verdicts], pa.string())
-    details = pa.array([None if v is None else v.detail for v in verdicts], pa.string())
-    return split_verdicts(table, schema, reasons, details, stats, out)
+    judged = VerdictTable.of(table, verdicts)
+    return split_verdicts(table, schema, judged.reasons, judged.details, stats, out)
 
 
 def _source_tables(
     source: SourceStage, path: str, schema: pa.Schema, stats: StageStats, out: StageAttempt
 ) -> Iterator[pa.Table]:
     """The source's kept rows as tables of up to ROWS_PER_WRITE rows; its drops written as they come."""
-    rows: list[dict] = []
-    verdicts: list[Drop | None] = []
-
-    def flush() -> pa.Table:
-        table = pa.Table.from_pylist(rows, schema=schema)
-        reasons = pa.array([None if v is None else v.reason for v in verdicts], pa.string())
-        details = pa.array([None if v is None else v.detail for v in verdicts], pa.string())
-        rows.clear()
-        verdicts.clear()
-        return split_verdicts(table, schema, reasons, details, stats, out)
-
-    for row, verdict in source.read(path, stats):
-        rows.append(row)
-        verdicts.append(verdict)
-        if len(rows) >= ROWS_PER_WRITE:
-            yield flush()
-    yield flush()
+    for read in source.read_tables(path, stats, ROWS_PER_WRITE):
+        yield split_verdicts(read.table, schema, read.reasons, read.details, stats, out)
 
 
 def _part_tables(task: Task, schema: pa.Schema) -> Iterator[pa.Table]:

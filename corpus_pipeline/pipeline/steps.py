@@ -63,6 +63,10 @@ def extract(ctx: RunContext) -> StepOutcome:
     return outcome
 
 
+def ingest(ctx: RunContext) -> StepOutcome:
+    return StepOutcome("not needed", notes={"why": "no dataset to ingest (a crawl or WARC source)"})
+
+
 def document_step(name: str) -> Callable[[RunContext], StepOutcome]:
     """A document stage on the previous stage's documents, or the result of the pass it was fused into."""
 
@@ -191,6 +195,7 @@ def report(ctx: RunContext) -> StepOutcome:
 _STAGE_STEPS: dict[str, Callable[[RunContext], StepOutcome]] = {
     "crawl": crawl,
     "extract": extract,
+    "ingest": ingest,
     "dedup": dedup,
     "decontaminate": decontaminate,
     "train-tokenizer": train_tokenizer,

@@ -28,6 +28,21 @@ class Drop:
 Verdict = Drop | None  # None: keep
 
 
+@dataclass(frozen=True)
+class VerdictTable:
+    """Rows and their verdicts as columns: `reasons` null where a row is kept, else why it is not."""
+
+    table: pa.Table
+    reasons: pa.Array
+    details: pa.Array
+
+    @classmethod
+    def of(cls, table: pa.Table, verdicts: list[Verdict]) -> VerdictTable:
+        reasons = pa.array([None if v is None else v.reason for v in verdicts], pa.string())
+        details = pa.array([None if v is None else v.detail for v in verdicts], pa.string())
+        return cls(table, reasons, details)
+
+
 class DocumentStage(ABC):
     name: str = ""
     # Columns this stage fills; appended to the input schema when not already present.
@@ -72,9 +87,26 @@ class SourceStage(ABC):
         """Load heavy resources once per process."""
 
     @abstractmethod
+    def input_files(self, arguments: list[str]) -> list[str]:
+        """The files `--input` names (files, directories, globs), sorted: one task each."""
+
+    @abstractmethod
     def read(self, path: str, stats: StageStats) -> Iterator[tuple[dict, Verdict]]:
         """Yield every record of `path` as a row, with None (keep) or the Drop that rejects it,
         calling `stats.count_in(payload bytes)` once per record yielded."""
+
+    def read_tables(self, path: str, stats: StageStats, rows: int) -> Iterator[VerdictTable]:
+        """The records of `path` as tables of up to `rows` rows in `output_schema()`, each with its
+        verdicts. Override to build Arrow columns without a dict per row (ingest's Parquet batches)."""
+        batch: list[dict] = []
+        verdicts: list[Verdict] = []
+        for row, verdict in self.read(path, stats):
+            batch.append(row)
+            verdicts.append(verdict)
+            if len(batch) >= rows:
+                yield VerdictTable.of(pa.Table.from_pylist(batch, schema=self.output_schema()), verdicts)
+                batch, verdicts = [], []
+        yield VerdictTable.of(pa.Table.from_pylist(batch, schema=self.output_schema()), verdicts)
 
     @abstractmethod
     def output_schema(self) -> pa.Schema:

@@ -16,11 +16,13 @@ from pathlib import PurePath
 
 import pyarrow as pa
 
-from corpus_pipeline.config import ExtractConfig
+from corpus_pipeline.config import DomainsConfig, ExtractConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
+from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
+from corpus_pipeline.stages.domains import DomainRules
 from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker
 from corpus_pipeline.stats import StageStats
 
@@ -48,8 +50,16 @@ def is_binary(payload: bytes) -> bool:
 class ExtractStage(SourceStage):
     name = "extract"
 
-    def __init__(self, config: ExtractConfig | None = None):
+    def __init__(self, config: ExtractConfig | None = None, domains: DomainsConfig | None = None):
         self.config = config or ExtractConfig()
+        self.domains = domains or DomainsConfig()
+        self.rules = DomainRules(self.domains)
+
+    def config_fingerprint(self) -> str:
+        return repr((self.config, self.domains))
+
+    def input_files(self, arguments: list[str]) -> list[str]:
+        return expand_crawl_inputs(arguments)
 
     def output_schema(self) -> pa.Schema:
         return DOCUMENT_SCHEMA
@@ -67,7 +77,13 @@ class ExtractStage(SourceStage):
                 stats.count_in(0)
                 stats.count("read_faults", item.error)
                 row = empty_document(
-                    id=f"fault:{path}:{item.offset}", text="", file_path=path, warc_offset=item.offset, dump=dump
+                    id=f"fault:{path}:{item.offset}",
+                    text="",
+                    file_path=path,
+                    warc_offset=item.offset,
+                    dump=dump,
+                    source=self.config.source,
+                    domain=self.config.domain,
                 )
                 yield row, Drop("read_error", f"{item.error} after the record at byte {item.offset}: {item.message}")
                 continue
@@ -86,6 +102,8 @@ class ExtractStage(SourceStage):
             url=rec.target_uri,
             date=rec.date,
             dump=dump,
+            source=self.config.source,
+            domain=self.rules.domain_of(rec.target_uri, self.config.domain),
             file_path=path,
             warc_record_id=rec.record_id,
             warc_offset=rec.offset,

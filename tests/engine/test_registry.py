@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from conftest import PROJECT_ROOT
 from stage_fixtures import real_documents, write_stage
 
@@ -50,6 +51,7 @@ def test_the_pipeline_runs_the_registry_in_order_with_the_gates_before_the_corpu
     assert steps.index("gates") == steps.index("train-tokenizer") - 1
     assert steps[-2:] == ["train", "report"]
     assert [s.name for s in fused_run("extract")] == ["extract", "langid", "normalize"]
+    assert [s.name for s in fused_run("ingest")] == ["ingest", "langid", "normalize"]
     assert [s.name for s in fused_run("pii")] == ["pii", "quality", "decontaminate"]
     assert [s.name for s in fused_run("dedup")] == ["dedup"]
 
@@ -57,6 +59,7 @@ def test_the_pipeline_runs_the_registry_in_order_with_the_gates_before_the_corpu
 def test_the_report_lists_the_stages_that_count_documents():
     assert [name for _, name in REPORT_STAGES] == [
         "extract",
+        "ingest",
         "langid",
         "normalize",
         "dedup",
@@ -66,6 +69,16 @@ def test_the_report_lists_the_stages_that_count_documents():
         "tokenize",
         "mix",
     ]
+
+
+def test_the_stages_after_the_source_stages_read_the_one_that_ran():
+    assert previous_documents_stage("langid").name == "extract"
+    assert previous_documents_stage("langid", lambda directory: directory == "01_ingest").name == "ingest"
+    assert previous_documents_stage("langid", lambda directory: False).name == "extract"
+    assert previous_documents_stage("normalize", lambda directory: True).name == "langid"
+    with pytest.raises(ValueError, match="01_extract, 01_ingest"):
+        previous_documents_stage("langid", lambda directory: True)
+    assert previous_documents_stage("ingest") is None and previous_documents_stage("extract") is None
 
 
 def test_run_dir_mode_reads_the_previous_stage_and_writes_its_own(tmp_path, capsys):

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import mix_fixtures
 import numpy as np
 import pyarrow.compute as pc
 import pytest
+from conftest import PROJECT_ROOT
 from mix_fixtures import labelled_documents, mix_config, read_output, write_labelled
 from tokenizers import Tokenizer
 
@@ -63,6 +65,8 @@ def test_achieved_shares_match_the_targets_in_documents_parquet_and_the_idx(tmp_
         expected = tokenizer.encode(texts[documents.column("id")[number].as_py()], add_special_tokens=False).ids
         assert shards.document(number).tolist() == expected
     assert result.stats.docs_in == result.stats.kept + sum(result.stats.dropped.values()) == 100
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (dev tool) validates the manifest schema")
+    jsonschema.validate(manifest, json.loads((PROJECT_ROOT / "schemas" / "manifest.schema.json").read_text()))
 
 
 def test_targets_the_data_cannot_meet_are_refused_with_the_numbers_and_nothing_written(

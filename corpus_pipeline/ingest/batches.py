@@ -1,0 +1,144 @@
+"""Arrow batches of dataset records (a Parquet file's, or JSON lines parsed by pyarrow) -> document
+tables with their verdicts, checked with Arrow kernels: no Python object per row except the ids
+(duplicates, hashes) and, with `domains.rules`, the URLs.
+
+The checks are those of `records.Records`, column-wise: a missing, null or non-string text, text
+that is not valid UTF-8 (Parquet writers may store any bytes), too large, empty or blank; an id that
+is a string or an integer, else hashed; an id seen before in the file.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from corpus_pipeline.document import DOCUMENT_SCHEMA, source_text_id
+from corpus_pipeline.ingest.records import Records, duplicate_detail
+from corpus_pipeline.stages.base import VerdictTable
+
+_STRING_TYPES = (pa.string(), pa.large_string(), pa.string_view())
+
+
+def column(batch: pa.RecordBatch, name: str | None) -> pa.Array | None:
+    """A column by name; a dotted name reaches into struct columns (`metadata.url`)."""
+    if name is None:
+        return None
+    if name in batch.schema.names:
+        return batch.column(name)
+    head, _, rest = name.partition(".")
+    if not rest or head not in batch.schema.names:
+        return None
+    try:
+        return pc.struct_field(batch.column(head), rest.split("."))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError):
+        return None
+
+
+def _strings(array: pa.Array | None, rows: int) -> pa.Array:
+    """A column for a string column of the document: timestamps in ISO 8601 (`date`), other types
+    as Arrow writes them, bytes that are not UTF-8 repaired with U+FFFD."""
+    if array is None:
+        return pa.nulls(rows, pa.string())
+    if pa.types.is_timestamp(array.type):
+        return pc.strftime(array.cast(pa.timestamp("s", "UTC"), safe=False), "%Y-%m-%dT%H:%M:%SZ")
+    strings = array.cast(pa.string())
+    try:
+        strings.validate(full=True)
+        return strings
+    except pa.ArrowInvalid:
+        raw = strings.cast(pa.binary()).to_pylist()
+        return pa.array([None if v is None else v.decode("utf-8", "replace") for v in raw], pa.string())
+
+
+def documents(batch: pa.RecordBatch | pa.Table, records: Records, first: int, unit: str) -> VerdictTable:
+    """The documents of `batch`, whose first record is `unit` number `first` of the file (`row 0`,
+    `line 1`): what rejected rows are named by."""
+    config, n = records.config, batch.num_rows
+    text = column(batch, config.text_field)
+    reasons: list[str | None] = [None] * n
+    details: list[str | None] = [None] * n
+
+    def reject(mask: pa.Array, reason: str, detail: str) -> None:
+        for index in pc.indices_nonzero(pc.fill_null(mask, False)).to_pylist():
+            if reasons[index] is None:
+                reasons[index], details[index] = reason, detail
+
+    if text is None or not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
+        found = "no" if text is None else f"a {text.type}"
+        reasons = ["missing_text" if text is None else "text_not_string"] * n
+        details = [f"{found} {config.text_field!r} column"] * n
+        text = pa.nulls(n, pa.string())
+    else:
+        text = text.cast(pa.string())
+        reject(pc.is_null(text), "missing_text", f"{config.text_field!r} is null")
+        text = _valid_utf8(text, reasons, details)
+    size = pc.binary_length(text)
+    records.stats.add_in(n, pc.sum(size).as_py() or 0)
+    too_large = pc.fill_null(pc.greater(size, config.max_text_bytes), False)
+    reject(too_large, "too_large", f"text over {config.max_text_bytes} bytes")
+    reject(pc.or_(pc.equal(size, 0), pc.utf8_is_space(text)), "empty_text", "")
+    # A rejected row keeps its text, except one too large to be worth storing twice.
+    text = pc.if_else(too_large, "", pc.fill_null(text, ""))
+    ids, hashed = _ids(batch, text, records, reasons, details)
+    url = _strings(column(batch, config.url_field), n)
+    for index, doc_id in enumerate(ids):
+        if reasons[index] is not None:
+            ids[index] = f"{records.path}:{unit} {first + index}"
+        elif not records.seen.first_time(doc_id):
+            reasons[index] = "duplicate_id"
+            details[index] = duplicate_detail(f"{unit} {first + index}", hashed=index in hashed)
+    domains = records.rules.domains_of(url.to_pylist(), config.domain) if records.rules else [config.domain] * n
+    columns = {
+        "id": pa.array(ids, pa.string()),
+        "text": text,
+        "url": url,
+        "date": _strings(column(batch, config.date_field), n),
+        "dump": _strings(column(batch, config.dump_field), n),
+        "source": pa.array([config.source] * n, pa.string()),
+        "domain": pa.array(domains, pa.string()),
+        "file_path": pa.array([records.path] * n, pa.string()),
+        "language": _strings(column(batch, config.language_field), n),
+    }
+    arrays = [columns[f.name] if f.name in columns else pa.nulls(n, f.type) for f in DOCUMENT_SCHEMA]
+    table = pa.Table.from_arrays(arrays, schema=DOCUMENT_SCHEMA)
+    return VerdictTable(table, pa.array(reasons, pa.string()), pa.array(details, pa.string()))
+
+
+def _valid_utf8(text: pa.Array, reasons: list, details: list) -> pa.Array:
+    """`text` with the rows that are not valid UTF-8 rejected and replaced by their repaired bytes."""
+    try:
+        text.validate(full=True)
+        return text
+    except pa.ArrowInvalid:
+        pass
+    values = []
+    for index, raw in enumerate(text.cast(pa.binary()).to_pylist()):
+        if raw is None:
+            values.append(None)
+            continue
+        try:
+            values.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            values.append(raw.decode("utf-8", "replace"))
+            if reasons[index] is None:
+                reasons[index], details[index] = "invalid_utf8", f"byte {error.start} of the text: {error.reason}"
+    return pa.array(values, pa.string())
+
+
+def _ids(batch: pa.RecordBatch, text: pa.Array, records: Records, reasons: list, details: list) -> tuple[list, set]:
+    """Each row's id: the given one as a string, else the hash of the source name and the text;
+    and the rows whose id is such a hash."""
+    config, n = records.config, batch.num_rows
+    given = column(batch, config.id_field)
+    if given is not None and not (pa.types.is_integer(given.type) or given.type in _STRING_TYPES):
+        for index in range(n):
+            if reasons[index] is None:
+                reasons[index], details[index] = "invalid_id", f"a {given.type} id column"
+        given = None
+    ids = given.cast(pa.string()).to_pylist() if given is not None else [None] * n
+    missing = [index for index, doc_id in enumerate(ids) if doc_id is None and reasons[index] is None]
+    if missing:
+        raw = text.cast(pa.binary()).take(pa.array(missing)).to_pylist()
+        for index, value in zip(missing, raw, strict=True):
+            ids[index] = source_text_id(config.source, value)
+    return ids, set(missing)

@@ -1,0 +1,86 @@
+"""The ingest stage as users run it: the CLI verb, stable ids, reruns, run directories, Spark."""
+
+from __future__ import annotations
+
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from ingest_inputs import ingest, kept, web_docs, write_jsonl
+from stage_fixtures import real_documents
+
+from corpus_pipeline.cli import main
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.run import run_stage
+
+
+@pytest.fixture(scope="module")
+def daily() -> list[dict]:
+    """People's Daily and ABC news documents, as a dataset without ids stores them."""
+    return [{"body": d["text"], "link": d["url"]} for d in real_documents(english=20, chinese=20)]
+
+
+def test_the_cli_verb_maps_fields_and_names_the_source(tmp_path, daily, capsys):
+    source = write_jsonl(tmp_path / "daily.data", daily)
+    out = tmp_path / "out"
+    argv = ["ingest", "--input", str(source), "--output", str(out), "--runner", "local", "--format", "jsonl"]
+    argv += ["--text-field", "body", "--id-field", "key", "--source", "daily", "--domain", "news"]
+    argv += ["--set", "ingest.url_field=link"]
+    assert main(argv) == 0
+    assert "ingest: " in capsys.readouterr().out
+    rows = pq.read_table(out, columns=["text", "url", "source", "domain"]).to_pylist()
+    assert rows == [{"text": d["body"], "url": d["link"], "source": "daily", "domain": "news"} for d in daily]
+
+
+def test_a_file_of_unknown_format_is_refused_before_anything_runs(tmp_path, capsys):
+    (tmp_path / "data.csv").write_text("text\nhello\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["ingest", "--input", str(tmp_path / "data.csv"), "--output", str(out), "--runner", "local"]) == 1
+    assert "cannot tell its format" in capsys.readouterr().err and not out.exists()
+
+
+def test_ids_are_stable_across_runs_files_and_formats(tmp_path, daily):
+    records = [{"text": d["body"]} for d in daily]
+    first = ingest([write_jsonl(tmp_path / "a.jsonl", records)], tmp_path / "one", "ingest.source=daily")
+    shutil.copy(tmp_path / "a.jsonl", tmp_path / "b.jsonl")
+    again = ingest([tmp_path / "b.jsonl"], tmp_path / "two", "ingest.source=daily")
+    pq.write_table(pa.Table.from_pylist(records), tmp_path / "c.parquet")
+    parquet = ingest([tmp_path / "c.parquet"], tmp_path / "three", "ingest.source=daily")
+    ids = [r["id"] for r in kept(first, ["id"])]
+    assert len(set(ids)) == len(records) and all(len(i) == 32 for i in ids)
+    assert ids == [r["id"] for r in kept(again, ["id"])] == [r["id"] for r in kept(parquet, ["id"])]
+    other = ingest([tmp_path / "a.jsonl"], tmp_path / "four", "ingest.source=other")
+    assert not set(ids) & {r["id"] for r in kept(other, ["id"])}  # the source is part of the hash
+    assert ingest([tmp_path / "a.jsonl"], tmp_path / "one", "ingest.source=daily").skipped
+
+
+def test_run_dir_mode_finds_the_source_stage_that_ran(tmp_path, daily, capsys):
+    run = tmp_path / "runs" / "r1"
+    source = write_jsonl(tmp_path / "daily.jsonl", [{"text": d["body"]} for d in daily])
+    assert main(["ingest", "--run-dir", str(run), "--input", str(source), "--runner", "local"]) == 0
+    assert main(["langid", "--run-dir", str(run), "--runner", "local"]) == 0
+    assert (run / "02_langid" / "_SUCCESS").exists()
+    assert pq.read_table(run / "02_langid", columns=["source"]).num_rows == len(daily)
+    shutil.copytree(run / "01_ingest", run / "01_extract")
+    capsys.readouterr()
+    assert main(["normalize", "--run-dir", str(run), "--runner", "local"]) == 0  # reads 02_langid
+    assert main(["langid", "--run-dir", str(run), "--output", str(tmp_path / "l2"), "--runner", "local"]) == 2
+    assert "01_extract, 01_ingest" in capsys.readouterr().err
+
+
+@pytest.mark.spark
+def test_spark_tasks_give_what_the_local_runner_gives(tmp_path, spark):
+    from corpus_pipeline.engine.spark import SparkExecutor
+
+    docs = web_docs()[:200]
+    (tmp_path / "in").mkdir()
+    write_jsonl(tmp_path / "in" / "a.jsonl", docs[:100])
+    pq.write_table(pa.Table.from_pylist(docs[100:]), tmp_path / "in" / "b.parquet")
+    inputs = [str(tmp_path / "in")]
+    local = run_stage("ingest", inputs, tmp_path / "local", PipelineConfig(), LocalExecutor())
+    distributed = run_stage("ingest", inputs, tmp_path / "spark", PipelineConfig(), SparkExecutor(spark))
+    assert distributed.stats.tasks == 2 and distributed.stats.kept == local.stats.kept
+    for name in ("part-00000.parquet", "part-00001.parquet"):
+        assert pq.read_table(tmp_path / "spark" / name).equals(pq.read_table(tmp_path / "local" / name))

@@ -194,3 +194,10 @@ def test_inputs_that_cannot_be_mixed_are_refused_with_the_reason(tmp_path, corpu
             tokenizer_path,
             quality_tiers={"column": "fineweb_score", "tiers": [{"weight": 2}]},
         )
+
+
+def test_an_input_without_documents_gives_shards_without_documents(tmp_path, tokenizer_path):
+    result = mix([write_labelled(tmp_path / "empty", [], parts=1)], tmp_path / "mix", tokenizer_path)
+    documents, lengths, manifest = read_output(result.output)
+    assert documents.num_rows == len(lengths) == manifest["documents"] == 0 and manifest["shards"] == []
+    assert verify_shards(result.output).ok

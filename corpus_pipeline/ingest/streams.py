@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 from typing import BinaryIO
 
 
@@ -16,5 +17,6 @@ def open_stream(path: str) -> BinaryIO:
     if path.endswith(".zst"):
         import zstandard
 
-        return zstandard.open(path, "rb")
+        # zstandard's reader has read() but no readline(): buffered, it iterates over lines.
+        return io.BufferedReader(zstandard.open(path, "rb"))
     return open(path, "rb")  # noqa: SIM115 - closed by the caller's context

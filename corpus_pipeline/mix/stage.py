@@ -163,10 +163,10 @@ def _distribute_committed(work: Path) -> None:
 def _write_plan(work: Path, table, plan: MixPlan, prefix: str) -> list[ShardTask]:
     """The plan arrays the shard tasks read, and one task per shard (numbered across phases)."""
     entries = np.concatenate([phase.entries for phase in plan.phases]) if plan.phases else np.zeros(0, np.int64)
-    columns = {"part": "part", "offset": "offset", "length": "text_tokens"}  # (an empty input has none)
     arrays = {
-        name: table.column(column).to_numpy()[entries] if len(entries) else np.zeros(0, np.int64)
-        for name, column in columns.items()
+        "part": table.column("part").to_numpy()[entries] if len(entries) else np.zeros(0, np.int32),
+        "offset": table.column("offset").to_numpy()[entries] if len(entries) else np.zeros(0, np.int64),
+        "length": table.column("text_tokens").to_numpy()[entries] if len(entries) else np.zeros(0, np.int64),
     }
     (work / PLAN_DIR).mkdir(exist_ok=True)
     digest = hashlib.sha256()

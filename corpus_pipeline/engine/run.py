@@ -45,11 +45,33 @@ def stage_class(spec: StageSpec) -> type:
     return getattr(importlib.import_module(module), name)
 
 
+def _sections(spec: StageSpec, config: PipelineConfig) -> tuple:
+    """The config sections that decide the stage's output: its own, then `also_reads`."""
+    return (getattr(config, spec.section), *(getattr(config, name) for name in spec.also_reads))
+
+
+def _instance(spec: StageSpec, config: PipelineConfig, options: dict):
+    own, *more = _sections(spec, config)
+    return stage_class(spec)(own, **dict(zip(spec.also_reads, more, strict=True)), **options)
+
+
 def build_stage(spec: StageSpec, config: PipelineConfig, **options):
-    """The stage object of `spec`, built with its config section (and those it also reads) and its
-    own options."""
-    sections = {name: getattr(config, name) for name in spec.also_reads}
-    return stage_class(spec)(getattr(config, spec.section), **sections, **options)
+    """The stage object of `spec`, built with its config section and its own options; a document
+    stage that some of pipeline.sources configure otherwise (or skip) gets their rows its way."""
+    stage = _instance(spec, config, options)
+    if spec.kind != "document" or not config.pipeline.sources:
+        return stage
+    from corpus_pipeline.engine.source_configs import source_config
+    from corpus_pipeline.stages.by_source import BySourceStage
+
+    by_source = {}
+    for source in config.pipeline.sources:
+        own = source_config(config, source)
+        if spec.name in source.skip:
+            by_source[source.name] = None
+        elif _sections(spec, own) != _sections(spec, config):
+            by_source[source.name] = _instance(spec, own, options)
+    return BySourceStage(stage, by_source) if by_source else stage
 
 
 def _source_input(stage, source):

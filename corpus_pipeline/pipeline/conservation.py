@@ -19,14 +19,31 @@ def check_seam(before: StageStats, after: StageStats) -> None:
         )
 
 
-def conservation_summary(flow: list[StageStats]) -> dict:
-    """`flow`: the stats of the document stages in run order (extract first), seams checked."""
-    if not flow:
+def sources_kept(flows: dict[str | None, list[StageStats]]) -> StageStats:
+    """What the sources' last stages kept together: what dedup must read."""
+    last = {name: flow[-1] for name, flow in flows.items() if name is not None and flow}
+    combined = StageStats(" + ".join(f"{name} {stats.stage}" for name, stats in last.items()))
+    combined.kept = sum(stats.kept for stats in last.values())
+    return combined
+
+
+def conservation_summary(flows: dict[str | None, list[StageStats]]) -> dict:
+    """`flows`: the stats of the document stages in run order (extract or ingest first), seams
+    checked; under None the run's, under a source's name its stages up to dedup."""
+    sources = {name: flow for name, flow in flows.items() if name is not None and flow}
+    run = flows.get(None, [])
+    firsts = [flow[0] for flow in sources.values()] or run[:1]
+    if not firsts:
         return {}
-    rejected = {stats.stage: sum(stats.dropped.values()) for stats in flow}
+    rejected = {
+        (stats.stage if name is None else f"{name}/{stats.stage}"): sum(stats.dropped.values())
+        for name, flow in [*sources.items(), (None, run)]
+        for stats in flow
+    }
+    last = run[-1] if run else None
     return {
-        "input_records": flow[0].docs_in,
-        "output_documents": flow[-1].kept,
+        "input_records": sum(stats.docs_in for stats in firsts),
+        "output_documents": last.kept if last else sources_kept(flows).kept,
         "rejected": rejected,
         "rejected_total": sum(rejected.values()),
     }

@@ -4,11 +4,13 @@ what each step reports (`StepOutcome`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.config.pipeline import SourceConfig
 from corpus_pipeline.engine.lifecycle import Executor, StageResult
+from corpus_pipeline.engine.source_configs import INGEST_KINDS, SOURCES_DIR, source_config, with_source_priority
 from corpus_pipeline.stats import StageStats
 
 
@@ -22,17 +24,37 @@ class RunPlan:
     tokenizer: Path | None = None  # None: train one on the run's corpus
     index_dir: Path | None = None  # dedup against this cross-snapshot index too
     previous_run: Path | None = None  # the run the report measures drift against
+    datasets: tuple[str, ...] = ()  # files for `ingest` (a source of an ingest kind)
+    # pipeline.sources, each run up to dedup by its own plan (`for_source`); empty: this plan's
+    # inputs or seeds are the one source, in the run's own stage directories.
+    sources: tuple[SourceConfig, ...] = ()
+    skip: tuple[str, ...] = ()  # document stages this (source's) plan leaves out
 
     @classmethod
     def from_config(cls, config: PipelineConfig, runner: str, run_dir: Path | None = None) -> RunPlan:
         settings = config.pipeline
         return cls(
-            config=config,
+            config=with_source_priority(config),
             run_dir=run_dir or Path(config.data_root) / "runs" / config.run_id,
             runner=runner,
             inputs=tuple(settings.inputs),
             seeds=Path(settings.seeds) if settings.seeds else None,
             tokenizer=Path(settings.tokenizer) if settings.tokenizer else None,
+            sources=tuple(settings.sources),
+        )
+
+    def for_source(self, source: SourceConfig) -> RunPlan:
+        """The plan of one source up to dedup: its config, its files, runs/<id>/sources/<name>/."""
+        ingest = source.kind in INGEST_KINDS
+        return replace(
+            self,
+            config=source_config(self.config, source),
+            run_dir=self.run_dir / SOURCES_DIR / source.name,
+            inputs=tuple(source.paths) if source.kind == "warc" else (),
+            seeds=Path(source.seeds) if source.seeds else None,
+            datasets=tuple(source.paths) if ingest else (),
+            sources=(),
+            skip=tuple(source.skip),
         )
 
 
@@ -62,7 +84,20 @@ class RunContext:
     model: Path | None = None  # the training step's output directory
     # Results of stages that ran fused with an earlier step's stage, for their own steps to report.
     fused: dict[str, StageResult] = field(default_factory=dict)
+    # With pipeline.sources: each source's context (its steps up to dedup), and what they kept.
+    sources: list[RunContext] = field(default_factory=list)
+    parent: RunContext | None = None  # a source's context: the run's, whose executor it shares
     _executor: Executor | None = None
+
+    def __post_init__(self) -> None:
+        self.sources = [RunContext(self.plan.for_source(source), parent=self) for source in self.plan.sources]
+
+    @property
+    def source_documents(self) -> list[Path]:
+        """What dedup reads: every source's normalized documents, or this run's."""
+        if not self.sources:
+            return [self.documents]
+        return [source.documents for source in self.sources]
 
     @property
     def config(self) -> PipelineConfig:
@@ -75,6 +110,8 @@ class RunContext:
     @property
     def executor(self) -> Executor:
         """Made on first use: a run whose every stage is reused never starts Spark."""
+        if self.parent is not None:
+            return self.parent.executor
         if self._executor is None:
             from corpus_pipeline.engine.run import make_executor
 
@@ -88,3 +125,5 @@ class Step:
     run: Callable[[RunContext], StepOutcome]
     # The step consumes the corpus (tokenizer, shards, training): not run when a gate failed.
     needs_passing_gates: bool = False
+    # Runs once per source of pipeline.sources, in that source's context (the steps before dedup).
+    per_source: bool = False

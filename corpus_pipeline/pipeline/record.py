@@ -48,6 +48,8 @@ class RunRecord:
             "seeds": str(plan.seeds) if plan.seeds else None,
             "tokenizer": str(plan.tokenizer) if plan.tokenizer else None,
             "dedup_index": str(plan.index_dir) if plan.index_dir else None,
+            # With pipeline.sources: each one as configured; its steps carry its name ("source").
+            "sources": [source.model_dump(mode="json") for source in plan.sources],
             "current_step": None,
             "steps": [],
             "error": None,
@@ -63,8 +65,10 @@ class RunRecord:
         self.data["current_step"] = name
         self.save()
 
-    def step_done(self, name: str, outcome: StepOutcome, seconds: float) -> None:
+    def step_done(self, name: str, outcome: StepOutcome, seconds: float, source: str | None = None) -> None:
         entry = {"step": name, "status": outcome.status, "seconds": round(seconds, 3)}
+        if source is not None:
+            entry["source"] = source
         if outcome.output is not None:
             entry["output"] = str(outcome.output)
         if outcome.stats is not None:

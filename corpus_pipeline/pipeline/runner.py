@@ -8,10 +8,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from corpus_pipeline.pipeline import exit_codes
-from corpus_pipeline.pipeline.conservation import check_seam, conservation_summary
+from corpus_pipeline.pipeline.conservation import check_seam, conservation_summary, sources_kept
 from corpus_pipeline.pipeline.context import RunContext, RunPlan, Step, StepOutcome
 from corpus_pipeline.pipeline.record import RunRecord
 from corpus_pipeline.pipeline.steps import STEPS
+from corpus_pipeline.stats import StageStats
 
 SUCCEEDED, GATE_FAILED = "succeeded", "gate_failed"
 
@@ -36,6 +37,16 @@ def _progress(number: int, total: int, step: str, outcome: StepOutcome, seconds:
     return line + (f" ({why})" if why else f" in {seconds:,.1f} s")
 
 
+def _step_runs(steps: Sequence[Step], context: RunContext) -> list[tuple[Step, str | None, RunContext]]:
+    """(step, source name or None, the context it runs in): with pipeline.sources, each source's
+    steps up to dedup in a row, then the run's steps."""
+    if not context.sources:
+        return [(step, None, context) for step in steps]
+    sources = zip(context.plan.sources, context.sources, strict=True)
+    runs = [(step, source.name, ctx) for source, ctx in sources for step in steps if step.per_source]
+    return runs + [(step, None, context) for step in steps if not step.per_source]
+
+
 def run_pipeline(
     plan: RunPlan, steps: Sequence[Step] = STEPS, log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)
 ) -> PipelineResult:
@@ -45,27 +56,33 @@ def run_pipeline(
     record = RunRecord.start(plan)
     context = RunContext(plan)
     outcomes: dict[str, StepOutcome] = {}
-    flow = []  # stats of the document stages so far
+    # Stats of the document stages so far: each source's up to dedup (by name), then the run's (None).
+    flows: dict[str | None, list[StageStats]] = {None: []}
+    runs = _step_runs(steps, context)
     current = None
     try:
-        for number, step in enumerate(steps, 1):
-            current = step.name
+        for number, (step, source, ctx) in enumerate(runs, 1):
+            label = step.name if source is None else f"{source}/{step.name}"
+            current = label
             started = time.perf_counter()
             if step.needs_passing_gates and context.gates_passed is False:
                 outcome = StepOutcome("blocked", notes={"why": "a quality gate failed"})
             else:
-                record.step_started(step.name)
-                outcome = step.run(context)
+                record.step_started(label)
+                outcome = step.run(ctx)
             seconds = time.perf_counter() - started
-            outcomes[step.name] = outcome
-            record.step_done(step.name, outcome, seconds)
-            log(_progress(number, len(steps), step.name, outcome, seconds))
+            outcomes[label] = outcome
+            record.step_done(step.name, outcome, seconds, source=source)
+            log(_progress(number, len(runs), label, outcome, seconds))
             if outcome.in_document_flow:
+                flow = flows.setdefault(source, [])
                 if flow:
                     check_seam(flow[-1], outcome.stats)
+                elif source is None and len(flows) > 1:  # dedup reads what every source kept
+                    check_seam(sources_kept(flows), outcome.stats)
                 flow.append(outcome.stats)
         current = None
-        conservation = conservation_summary(flow)
+        conservation = conservation_summary(flows)
     except BaseException as error:  # KeyboardInterrupt too: the record says where the run stopped
         record.fail(current, error)
         raise

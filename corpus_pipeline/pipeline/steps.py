@@ -30,8 +30,9 @@ def _stage_dir(ctx: RunContext, name: str) -> Path:
 
 
 def _run_fused_from(ctx: RunContext, name: str, source) -> StepOutcome:
-    """Run `name` and the document stages fused after it; report `name`, keep the others' results."""
-    chain = [spec.name for spec in fused_run(name)]
+    """Run `name` and the document stages fused after it (less those the source skips); report
+    `name`, keep the others' results."""
+    chain = [spec.name for spec in fused_run(name) if spec.name not in ctx.plan.skip]
     results = run_fused(chain, source, [_stage_dir(ctx, n) for n in chain], ctx.config, ctx.executor)
     ctx.fused.update(zip(chain[1:], results[1:], strict=True))
     ctx.documents = results[0].output
@@ -43,6 +44,8 @@ def crawl(ctx: RunContext) -> StepOutcome:
     if plan.inputs:
         ctx.crawl_inputs = list(plan.inputs)
         return StepOutcome("not needed", notes={"why": "crawl files given (pipeline.inputs)"})
+    if plan.datasets:
+        return StepOutcome("not needed", notes={"why": "a dataset source: ingest reads it"})
     if plan.seeds is None:
         raise ValueError("nothing to run on: set pipeline.inputs (WARC/WET files) or pipeline.seeds (URLs to crawl)")
     from corpus_pipeline.crawl.runner import WARC_DIR
@@ -55,6 +58,8 @@ def crawl(ctx: RunContext) -> StepOutcome:
 
 
 def extract(ctx: RunContext) -> StepOutcome:
+    if ctx.plan.datasets:
+        return StepOutcome("not needed", notes={"why": "a dataset source: ingest reads it"})
     files, vanished = present_files(expand_crawl_inputs(ctx.crawl_inputs))
     outcome = _run_fused_from(ctx, "extract", files)
     outcome.notes.update(
@@ -64,13 +69,17 @@ def extract(ctx: RunContext) -> StepOutcome:
 
 
 def ingest(ctx: RunContext) -> StepOutcome:
-    return StepOutcome("not needed", notes={"why": "no dataset to ingest (a crawl or WARC source)"})
+    if not ctx.plan.datasets:
+        return StepOutcome("not needed", notes={"why": "no dataset to ingest (a crawl or WARC source)"})
+    return _run_fused_from(ctx, "ingest", list(ctx.plan.datasets))
 
 
 def document_step(name: str) -> Callable[[RunContext], StepOutcome]:
     """A document stage on the previous stage's documents, or the result of the pass it was fused into."""
 
     def run(ctx: RunContext) -> StepOutcome:
+        if name in ctx.plan.skip:
+            return StepOutcome("not needed", notes={"why": "the source skips it (pipeline.sources skip)"})
         if name in ctx.fused:
             result = ctx.fused.pop(name)
             ctx.documents = result.output
@@ -91,8 +100,9 @@ def decontaminate(ctx: RunContext) -> StepOutcome:
 
 
 def dedup(ctx: RunContext) -> StepOutcome:
+    """Every source's documents deduplicated as one corpus (dedup.source_priority picks the copy)."""
     result = run_stage(
-        "dedup", ctx.documents, _stage_dir(ctx, "dedup"), ctx.config, ctx.executor, index=ctx.plan.index_dir
+        "dedup", ctx.source_documents, _stage_dir(ctx, "dedup"), ctx.config, ctx.executor, index=ctx.plan.index_dir
     )
     ctx.documents = result.output
     index = str(ctx.plan.index_dir) if ctx.plan.index_dir else None
@@ -133,7 +143,14 @@ def train_tokenizer(ctx: RunContext) -> StepOutcome:
     return StepOutcome(status, result.output, notes={"vocab_size": record["vocab_size"], "sha256": record["sha256"]})
 
 
+def mixes(config) -> bool:
+    """mix targets (or phases) set: the run's shards are mix's, built to them; else tokenize's."""
+    return bool(config.mix.targets or config.mix.phases)
+
+
 def tokenize(ctx: RunContext) -> StepOutcome:
+    if mixes(ctx.config):
+        return StepOutcome("not needed", notes={"why": "mix writes the shards (mix.targets)"})
     tokens = _stage_dir(ctx, "tokenize")
     result = run_stage("tokenize", ctx.documents, tokens, ctx.config, ctx.executor, tokenizer=ctx.tokenizer)
     ctx.tokens = result.output
@@ -204,9 +221,13 @@ _STAGE_STEPS: dict[str, Callable[[RunContext], StepOutcome]] = {
 }
 
 
+# The stages each source runs on its own (pipeline.sources), up to the one dedup of all of them.
+PER_SOURCE_STAGES = tuple(spec.name for spec in STAGES[: STAGES.index(stage_spec("dedup"))])
+
+
 def _stage_step(spec: StageSpec) -> Step:
     run = _STAGE_STEPS.get(spec.name) or document_step(spec.name)
-    return Step(spec.name, run, needs_passing_gates=spec.consumes_corpus)
+    return Step(spec.name, run, needs_passing_gates=spec.consumes_corpus, per_source=spec.name in PER_SOURCE_STAGES)
 
 
 def pipeline_steps() -> tuple[Step, ...]:

@@ -1,0 +1,76 @@
+"""`run` over several sources (pipeline.sources) with --runner local, on small real data: a Common
+Crawl WARC excerpt, People's Daily as JSON lines, a FineWeb-style Parquet mirror of five of its
+articles, and gensim's Wikipedia dump; each source up to normalize in its own directory, one dedup,
+per-source config after it, mix to target shares of the sources."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from multi_source_inputs import EMAIL, MIRRORED, multi_source_config, news_articles
+
+from corpus_pipeline.pipeline.context import RunPlan
+from corpus_pipeline.pipeline.runner import SUCCEEDED, run_pipeline
+
+pytestmark = pytest.mark.spark  # dedup's decisions are Spark jobs whatever the runner
+
+
+@pytest.fixture(scope="module")
+def multi_source_run(tmp_path_factory, spark):
+    root = tmp_path_factory.mktemp("sources")
+    config = multi_source_config(root)
+    result = run_pipeline(RunPlan.from_config(config, "local"))
+    return result, root / "runs" / config.run_id
+
+
+def test_every_source_runs_its_own_steps_then_one_dedup_and_one_corpus(multi_source_run):
+    result, run_dir = multi_source_run
+    assert result.status == SUCCEEDED
+    steps = {(s.get("source"), s["step"]): s for s in result.record.data["steps"]}
+    assert steps[("wiki", "ingest")]["status"] == "ran" and steps[("wiki", "extract")]["status"] == "not needed"
+    assert steps[("wiki", "normalize")]["status"] == "not needed"  # wiki skips it
+    assert steps[("web", "extract")]["output"] == str(run_dir / "sources" / "web" / "01_extract")
+    assert not (run_dir / "sources" / "wiki" / "03_normalize").exists()
+    kept_before_dedup = sum(
+        steps[(name, last)]["documents"]["kept"]
+        for name, last in (("web", "normalize"), ("news", "normalize"), ("mirror", "normalize"), ("wiki", "langid"))
+    )
+    assert steps[(None, "dedup")]["documents"]["in"] == kept_before_dedup
+    assert [source["name"] for source in result.record.data["sources"]] == ["web", "news", "mirror", "wiki"]
+
+
+def test_dedup_keeps_the_priority_sources_copy_and_each_source_keeps_its_own_pii_config(multi_source_run):
+    result, run_dir = multi_source_run
+    rejected = pq.read_table(run_dir / "04_dedup" / "_rejected" / "reason=exact_duplicate")
+    # The mirror's five copies go; the news articles they copy stay (news has the higher priority).
+    assert rejected.column("source").to_pylist() == ["mirror"] * MIRRORED
+    assert sorted(rejected.column("reject_detail").to_pylist()) == [f"pd-{n}" for n in range(MIRRORED)]
+    deduplicated = pq.read_table(run_dir / "04_dedup", columns=["id", "source"])
+    assert {f"pd-{n}" for n in range(MIRRORED)} <= set(deduplicated.column("id").to_pylist())
+
+    final = pq.read_table(result.context.documents, columns=["source", "domain", "text"]).to_pylist()
+    with_address = {
+        row["source"]: row["text"]
+        for row in final
+        if "Write to the desk" in row["text"] or "Questions to" in row["text"]
+    }
+    assert EMAIL in with_address["news"]  # news: pii.redact=false, its own override
+    assert "<EMAIL>" in with_address["mirror"] and EMAIL not in with_address["mirror"]
+    domains = {(row["source"], row["domain"]) for row in final}
+    assert {("news", "news"), ("wiki", "encyclopedia"), ("mirror", "web")} <= domains
+    assert len(news_articles()) == 25
+
+
+def test_the_run_ends_in_mix_shards_at_the_target_shares_of_its_sources(multi_source_run):
+    result, run_dir = multi_source_run
+    steps = {s["step"]: s for s in result.record.data["steps"] if "source" not in s}
+    assert steps["tokenize"]["status"] == "not needed" and steps["mix"]["status"] == "ran"
+    assert result.context.tokens == run_dir / "mix"
+    groups = json.loads((run_dir / "mix" / "manifest.json").read_text())["mix"]["groups"]
+    for name, target in {"wiki": 0.5, "news": 0.3, "web": 0.2}.items():
+        assert abs(groups[name]["achieved"] - target) < 0.01
+    documents = pq.read_table(run_dir / "mix" / "documents.parquet", columns=["source"])
+    assert set(pc.unique(documents.column("source")).to_pylist()) == {"wiki", "news", "web"}

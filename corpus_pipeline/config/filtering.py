@@ -72,6 +72,10 @@ class DedupConfig(Strict):
     # Kept document of a cluster: highest value of this column when the input has it, then
     # earliest `date`, then smallest id.
     prefer_column: str | None = "quality_classifier_score"
+    # Before all of that, the `source` column: a cluster keeps the copy of the first source listed
+    # here that it holds (sources not listed, and documents without one, come after them). A run
+    # with pipeline.sources fills it from their priorities.
+    source_priority: list[str] = Field(default_factory=list)
     # Output parts (hash of id); None: as many as the input has. Fixed by the data, not by Spark's
     # partitioning, so the output bytes do not depend on the cluster.
     output_parts: int | None = Field(None, ge=1)

@@ -1,4 +1,5 @@
-"""Which document of a duplicate cluster stays: highest preferred signal when the input has that
+"""Which document of a duplicate cluster stays: the copy of the highest-priority source when the
+config ranks sources (`dedup.source_priority`), then highest preferred signal when the input has that
 column (a quality score), then earliest fetch `date`, then smallest id. A total order, so the choice
 never depends on how rows were partitioned."""
 
@@ -9,10 +10,13 @@ from collections.abc import Callable
 
 from corpus_pipeline.config import DedupConfig
 
+# The rank of a document's source in `dedup.source_priority` (0 first), added for the keep order.
+SOURCE_RANK = "_source_rank"
+
 
 def keep_order(config: DedupConfig, columns: list[str]) -> list[tuple[str, str]]:
     """(column, direction) pairs, most important first; direction 'desc' or 'asc', nulls last."""
-    order = []
+    order = [(SOURCE_RANK, "asc")] if SOURCE_RANK in columns else []
     if config.prefer_column and config.prefer_column in columns:
         order.append((config.prefer_column, "desc"))
     if "date" in columns:

@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.chain_job import dedup_decisions
 from corpus_pipeline.dedup.index import read_index
+from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
 from corpus_pipeline.dedup.paragraph_job import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED
 from corpus_pipeline.dedup.repeats import split_repeats
 from corpus_pipeline.dedup.stage import CLUSTER_FIELDS
@@ -40,6 +41,17 @@ def _clustered(docs: DataFrame, verdicts: DataFrame) -> DataFrame:
     )
 
 
+def with_source_rank(docs: DataFrame, priority: list[str]) -> DataFrame:
+    """docs with SOURCE_RANK: the position of its `source` in `priority`, len(priority) for any
+    other source or none (the writer leaves the column out: it is not in the output schema)."""
+    if not priority or "source" not in docs.columns:
+        return docs
+    rank = F.lit(len(priority))
+    for position, name in reversed(list(enumerate(priority))):
+        rank = F.when(F.col("source") == name, position).otherwise(rank)
+    return docs.withColumn(SOURCE_RANK, rank)
+
+
 @dataclass(frozen=True)
 class DecisionColumns:
     """The columns `decided_documents` adds to every document (the writer drops them)."""
@@ -57,6 +69,7 @@ def decided_documents(
     decided against every published snapshot too)."""
     docs = spark.read.schema(spark_schema(input_schema)).parquet(*[str(p) for p in parts])
     docs = docs.drop(*[f.name for f in CLUSTER_FIELDS if f.name in docs.columns])
+    docs = with_source_rank(docs, dedup.source_priority)
     index = read_index(index_dir, dedup, spark) if index_dir is not None else None
     docs, repeats = split_repeats(docs)
     repeats = repeats.select(

@@ -3,6 +3,9 @@
 
 A write task is identified by its hash bucket and the bucket count ("id bucket i of n"), both fixed
 by the input and the config, so a resumed run under any core count finds the same tasks.
+
+Several input stage directories are deduplicated as one corpus: a run's sources (pipeline.sources),
+each normalized in its own directory.
 """
 
 from __future__ import annotations
@@ -47,13 +50,15 @@ class DedupStage(GlobalStage):
     def inputs(self) -> list[Path]:
         return [self.index] if self.index is not None else []
 
-    def run(self, input_dir: Path, work: Path, executor: Executor) -> dict:
+    def run(self, input_dir: Path | list[Path], work: Path, executor: Executor) -> dict:
         from corpus_pipeline.dedup.spark_job import decided_documents
 
-        parts = input_parts(input_dir)
+        inputs = [input_parts(path) for path in (input_dir if isinstance(input_dir, list) else [input_dir])]
+        parts = [part for listed in inputs for part in listed]
         if not parts:
             return {}
-        input_schema = pq.read_schema(parts[0])
+        # Sources that skipped a stage lack its columns: every input's columns, nulls where absent.
+        input_schema = pa.unify_schemas([pq.read_schema(listed[0]) for listed in inputs if listed])
         if REJECT_DETAIL_FIELD.name in input_schema.names:
             raise ValueError(f"{input_dir} holds rejected rows ({REJECT_DETAIL_FIELD.name}); give a stage output")
         schema = input_schema

@@ -141,6 +141,7 @@ STAGES: tuple[StageSpec, ...] = (
                 run_dir_default="{data_root}/index",
             ),
         ),
+        many_inputs=True,
     ),
     StageSpec(
         "pii",

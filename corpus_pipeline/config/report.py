@@ -18,6 +18,10 @@ class DriftBounds(Strict):
     # The change of dedup's drop rate (duplicates / documents in), absolute: a recrawl that suddenly
     # finds 10% more duplicates is a crawl or dedup problem, not a change of the web.
     duplicate_rate: float = Field(0.02, ge=0.0, le=1.0)
+    # The largest change of one mix group's achieved share of the shard tokens (mix.by: a source,
+    # a domain...), absolute: a source whose documents halved moves its share even under a fixed
+    # target once the cap on repeats binds (code from 10% to 5%: the alert a team wished it had had).
+    mix_share: float = Field(0.02, ge=0.0, le=1.0)
     # Jensen-Shannon divergence (bits, 0 to 1) between the two snapshots' token unigram
     # distributions, tokens compared by their string so a retrained tokenizer still compares.
     # Measured on the demo corpus (362 documents, 409k tokens, en and zh): two random halves differ

@@ -4,6 +4,7 @@ extract could not read (its `_rejected/reason=read_error/` rows)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -26,14 +27,15 @@ def present_files(files: list[str]) -> tuple[list[str], list[str]]:
     return present, vanished
 
 
-def list_crawl_files(arguments: list[str]) -> list[str]:
-    """Every crawl file under `arguments`; [] when the folders exist but hold none yet. A named
-    folder or file that does not exist is a config error, not an empty night."""
+def list_crawl_files(arguments: list[str], expand: Callable[[list[str]], list[str]] = expand_crawl_inputs) -> list[str]:
+    """Every crawl file (or, with a source stage's `expand`, dataset file) under `arguments`; []
+    when the folders exist but hold none yet. A named folder or file that does not exist is a
+    config error, not an empty night."""
     missing = [a for a in arguments if not any(c in a for c in "*?[") and not os.path.exists(a)]
     if missing:
         raise FileNotFoundError(f"input {', '.join(missing)} does not exist")
     try:
-        return expand_crawl_inputs(arguments)
+        return expand(arguments)
     except FileNotFoundError:  # folders without crawl files, or a glob that matches nothing yet
         return []
 

@@ -20,7 +20,7 @@ import hashlib
 import json
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
@@ -98,17 +98,55 @@ def _night(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log)
     return code
 
 
+def _source_files(config: PipelineConfig, layout: NightlyLayout) -> dict[str | None, list[str]]:
+    """Every input file of the night by source: pipeline.sources' files, or (None) the crawl files
+    under nightly.inputs."""
+    if not config.pipeline.sources:
+        return {None: list_crawl_files(config.nightly.inputs or [str(layout.incoming)])}
+    from corpus_pipeline.engine.registry import stage_spec
+    from corpus_pipeline.engine.run import build_stage
+    from corpus_pipeline.engine.source_configs import source_config, source_stage
+
+    files = {}
+    for source in config.pipeline.sources:
+        if source.kind == "crawl":
+            raise ValueError(f"source {source.name}: the nightly reads files; crawl into a folder a warc source reads")
+        stage = build_stage(stage_spec(source_stage(source)), source_config(config, source))
+        files[source.name] = list_crawl_files(source.paths, stage.input_files)
+    return files
+
+
+def _night_config(config: PipelineConfig, new: dict[str | None, dict[str, str]]) -> PipelineConfig:
+    """The config of the night's run: its new files as pipeline.inputs (one crawl source), or as
+    the paths of the sources that have new files (the others sit the night out)."""
+    if None in new:
+        run = config.pipeline.model_copy(update={"inputs": sorted(new[None].values()), "seeds": None})
+    else:
+        sources = [
+            source.model_copy(update={"paths": sorted(new[source.name].values())})
+            for source in config.pipeline.sources
+            if new.get(source.name)
+        ]
+        run = config.pipeline.model_copy(update={"sources": sources})
+    return config.model_copy(update={"pipeline": run})
+
+
 def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log, entry: dict) -> int:
     from corpus_pipeline.pipeline.snapshots import current_snapshot
+    from corpus_pipeline.pipeline.steps import mixes
 
+    if config.nightly.min_shares and not mixes(config):
+        raise ValueError("nightly.min_shares bounds mix shares: set mix.targets (or mix.phases) too")
     current = current_snapshot(layout.corpus)
-    files = list_crawl_files(config.nightly.inputs or [str(layout.incoming)])
-    new = new_inputs(files, current.processed_inputs() if current else set())
+    processed = current.processed_inputs() if current else set()
+    by_source = _source_files(config, layout)
+    new = {name: found for name, files in by_source.items() if (found := new_inputs(files, processed))}
     if not new:
         where = f"all in snapshot {current.name}" if current else "none published yet"
-        entry.update(status="nothing_new", reason=f"{len(files)} input files, {where}")
+        listed = sum(len(files) for files in by_source.values())
+        entry.update(status="nothing_new", reason=f"{listed} input files, {where}")
         return exit_codes.NOTHING_NEW
-    return _process(config, runner, layout, current, new, log, entry)
+    return _process(_night_config(config, new), runner, layout, current, new, log, entry)
 
 
 def _previous_run(config: PipelineConfig, current) -> Path | None:
@@ -119,15 +157,17 @@ def _previous_run(config: PipelineConfig, current) -> Path | None:
     return run_dir if run_dir.exists() else None
 
 
-def _process(config, runner, layout: NightlyLayout, current, new: dict[str, str], log: Log, entry: dict) -> int:
+def _process(config, runner, layout: NightlyLayout, current, by_source: dict, log: Log, entry: dict) -> int:
     # Imported here: a night that finds the lock taken or nothing new exits without loading Spark.
     from corpus_pipeline.dedup.index import publish_to_index
     from corpus_pipeline.engine.session import get_spark
     from corpus_pipeline.pipeline.console import run_summary
     from corpus_pipeline.pipeline.context import RunPlan
     from corpus_pipeline.pipeline.runner import GATE_FAILED, run_pipeline
+    from corpus_pipeline.pipeline.share_gate import share_shortfalls
     from corpus_pipeline.pipeline.snapshots import INCREMENTS, Increment, publish_snapshot, retire_old_snapshots
 
+    new = {identity: path for files in by_source.values() for identity, path in files.items()}
     run_id = "nightly-" + hashlib.sha256("\n".join(sorted(new)).encode()).hexdigest()[:12]
     section = {"new_inputs": len(new), "previous_snapshot": current.name if current else None}
     entry.update(run_id=run_id, **section)
@@ -139,20 +179,22 @@ def _process(config, runner, layout: NightlyLayout, current, new: dict[str, str]
     # Without a given tokenizer, every night after the first reuses the published one, so the
     # increments of a snapshot share one vocabulary.
     tokenizer = Path(given) if given else (current.tokenizer if current is not None else None)
-    plan = RunPlan(
-        config=config.model_copy(update={"run_id": run_id}),
-        run_dir=Path(config.data_root) / "runs" / run_id,
-        runner=runner,
-        inputs=tuple(sorted(new.values())),
+    plan = replace(
+        RunPlan.from_config(config.model_copy(update={"run_id": run_id}), runner),
         tokenizer=tokenizer,
         index_dir=layout.index,
         previous_run=_previous_run(config, current),
     )
+    if plan.sources:
+        section["new_inputs_by_source"] = {name: len(files) for name, files in by_source.items()}
     log(f"nightly: {len(new)} new input files -> {plan.run_dir}")
     result = run_pipeline(plan, log=log)
     log(run_summary(result))
     if result.status == GATE_FAILED:
         reason = result.record.data["reason"]
+    else:  # the shares are known once mix wrote the shards: after the run's own gates
+        reason = "; ".join(share_shortfalls(result.context.tokens, config.nightly.min_shares))
+    if reason:
         result.record.add_section("nightly", {**section, "published": False, "why": f"{reason}; CURRENT unchanged"})
         entry.update(status="gate_failed", reason=reason)
         return exit_codes.GATE_FAILED

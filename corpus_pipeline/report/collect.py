@@ -7,6 +7,7 @@ and shards. Nothing here formats anything.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,14 @@ from corpus_pipeline.report.funnel import FunnelRow, funnel_rows
 from corpus_pipeline.report.histogram import Histogram
 from corpus_pipeline.report.quality_figures import quality_histograms
 from corpus_pipeline.report.run_dir import DOCUMENT_STAGES, StageRun, read_run
+from corpus_pipeline.report.source_figures import (
+    GroupTable,
+    MixShare,
+    group_tables,
+    mix_shares,
+    source_funnels,
+    source_runs,
+)
 
 
 @dataclass
@@ -42,6 +51,9 @@ class RunFigures:
     token_languages: Bars | None = None
     top_tokens: Bars | None = None
     examples: list[ExampleGroup] = field(default_factory=list)
+    groups: list[GroupTable] | None = None  # documents and tokens per source, domain, language
+    source_funnels: dict[str, list[FunnelRow]] = field(default_factory=dict)  # pipeline.sources' stages
+    mix: list[MixShare] | None = None  # None: the run has no mix
     decontamination: DecontaminationFigures | None = None
     gates: GateReport | None = None
     gates_error: str | None = None
@@ -54,17 +66,31 @@ class RunFigures:
         return [check for check in self.drift or [] if check.alert]
 
 
+def shards_stage(stages: dict[str, StageRun]) -> StageRun:
+    """The stage whose shards the run trains on: mix when it ran, else tokenize."""
+    return stages["mix"] if stages["mix"].done else stages["tokenize"]
+
+
+def _langid_runs(stages: dict[str, StageRun]) -> list[StageRun]:
+    """The langid stages that ran on the corpus: the run's, or those of its sources."""
+    runs = [stages["langid"], *(run["langid"] for run in source_runs(stages["langid"].directory.parent).values())]
+    return [run for run in runs if run.done]
+
+
 def profile_of(stages: dict[str, StageRun]) -> Profile:
     """The drift figures of one snapshot (the token distribution costs one pass over the shards)."""
     profile = Profile(duplicate_rate=corpus.duplicate_rate(stages["dedup"]))
     final = corpus.final_corpus(stages)
-    if final is not None and stages["langid"].done:
+    if final is not None and _langid_runs(stages):
         profile.language_counts = corpus.language_counts(final)
     if final is not None:
         profile.domain_counts = corpus.domain_counts(final)
-    if stages["tokenize"].done:
-        distribution = tokens.token_distribution(stages["tokenize"], tokens.manifest_of(stages["tokenize"]))
+    if shards_stage(stages).done:
+        manifest = tokens.manifest_of(shards_stage(stages))
+        distribution = tokens.token_distribution(shards_stage(stages), manifest)
         profile.token_counts, profile.token_labels = distribution.counts, distribution.shown
+        if "mix" in manifest:
+            profile.mix_shares = {share.group: share.achieved for share in mix_shares(manifest)}
     return profile
 
 
@@ -99,8 +125,10 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
     final = corpus.final_corpus(stages)
     figures.final_stage = final.name if final else None
     profile = figures.profile
-    if stages["langid"].done:
-        detected = stages["langid"].stats.extra.get("languages", {})
+    if _langid_runs(stages):
+        detected = Counter()
+        for run in _langid_runs(stages):
+            detected.update(run.stats.extra.get("languages", {}))
         figures.languages_detected = Bars("languages detected (every document langid saw)", ranked(detected))
         figures.languages_final = Bars(f"languages of the final corpus ({final.name})", ranked(profile.language_counts))
     if profile.domain_counts is not None:
@@ -115,12 +143,17 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         figures.duplicate_rate = profile.duplicate_rate
     if stages["pii"].done:
         figures.pii = corpus.pii_bars(stages["pii"], list(config.pii.types))
-    if stages["tokenize"].done:
-        manifest = tokens.manifest_of(stages["tokenize"])
+    shards = shards_stage(stages)
+    if shards.done:
+        manifest = tokens.manifest_of(shards)
         figures.shards = tokens.shard_plot(manifest, report.histogram_bins)
-        figures.token_languages = tokens.language_bars(stages["tokenize"])
+        figures.token_languages = tokens.language_bars(shards)
         distribution = tokens.TokenDistribution(profile.token_counts, profile.token_labels)
         figures.top_tokens = tokens.top_token_bars(distribution, report.top_tokens)
+        figures.mix = mix_shares(manifest) if "mix" in manifest else None
+    if final is not None:
+        figures.groups = group_tables(final, shards)
+    figures.source_funnels = source_funnels(source_runs(run_dir))
     if stages["decontaminate"].done:
         redactor = Redactor(config.pii, config.report.example_chars)
         count = config.report.examples_per_rule

@@ -1,5 +1,6 @@
-"""Drift against the previous snapshot: language and domain proportions, duplicate rate and token
-distribution, each compared with its bound in `report.drift`; crossing one raises an alert.
+"""Drift against the previous snapshot: language and domain proportions, the mix groups' achieved
+shares (when either run had a mix), duplicate rate and token distribution, each compared with its
+bound in `report.drift`; crossing one raises an alert.
 
 A figure either snapshot could not measure (its stage did not run) is reported as not measured,
 never as an alert: a missing stage is the pipeline's failure to report, not the web's drift.
@@ -23,6 +24,7 @@ class Profile:
     duplicate_rate: float | None = None
     token_counts: dict[str, int] | None = None
     token_labels: dict[str, str] = field(default_factory=dict)  # vocabulary spelling -> decoded text
+    mix_shares: dict[str, float] | None = None  # mix group -> achieved share (the run had a mix)
 
 
 @dataclass
@@ -86,6 +88,8 @@ def compare(previous: Profile, current: Profile, bounds: DriftBounds, shown: int
         _share_check("language share", previous.language_counts, current.language_counts, bounds.language_share, shown),
         _share_check("domain share", previous.domain_counts, current.domain_counts, bounds.domain_share, shown),
     ]
+    if previous.mix_shares is not None or current.mix_shares is not None:
+        checks.append(_share_check("mix share", previous.mix_shares, current.mix_shares, bounds.mix_share, shown))
     if previous.duplicate_rate is None or current.duplicate_rate is None:
         checks.append(DriftCheck("duplicate rate", None, bounds.duplicate_rate, "not measured: dedup did not run"))
     else:

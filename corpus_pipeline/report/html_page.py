@@ -14,6 +14,7 @@ from corpus_pipeline.report.drift import DriftCheck
 from corpus_pipeline.report.examples import ExampleGroup
 from corpus_pipeline.report.funnel import FunnelRow, text_bytes_per_token
 from corpus_pipeline.report.histogram import Histogram
+from corpus_pipeline.report.source_figures import GroupTable
 from corpus_pipeline.report.svg import bar_chart, compact, histogram_chart
 
 STYLE = """
@@ -37,6 +38,7 @@ figure.plot svg { max-width: 100%; height: auto; }
 SECTIONS = (
     ("funnel", "Funnel"),
     ("languages", "Languages and domains"),
+    ("sources", "Sources and mix"),
     ("quality", "Quality signals"),
     ("dedup", "Dedup clusters"),
     ("pii", "PII"),
@@ -135,6 +137,66 @@ def _languages(figures: RunFigures) -> str:
         parts = [_figure(figures.languages_detected), _figure(figures.languages_final)]
     if figures.domains is not None:
         parts.append(_figure(figures.domains))
+    return "".join(parts)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.1%}" if whole else "-"
+
+
+def _group_table(table: GroupTable) -> str:
+    documents = sum(row.documents for row in table.rows)
+    tokens = sum(row.tokens or 0 for row in table.rows)
+    rows = [
+        (
+            row.group,
+            f"{row.documents:,}",
+            _share(row.documents, documents),
+            "-" if row.tokens is None else f"{row.tokens:,}",
+            "-" if row.tokens is None else _share(row.tokens, tokens),
+        )
+        for row in table.rows
+    ]
+    caption = f"<h4>by {escape(table.column)}</h4>"
+    return caption + _table((table.column, "documents", "share", "tokens", "share of tokens"), rows)
+
+
+def _mix_table(figures: RunFigures) -> str:
+    rows = [
+        (
+            share.group,
+            f"{share.target:.1%}",
+            f"{share.achieved:.1%}",
+            f"{(share.achieved - share.target) * 100:+.1f}",
+            f"{share.repeat_factor:.2f}",
+        )
+        for share in figures.mix
+    ]
+    header = ("group", "target", "achieved", "difference (points)", "passes over the group")
+    return "<h4>mix: target against achieved share of the shard tokens</h4>" + _table(header, rows)
+
+
+def _source_funnels(figures: RunFigures) -> str:
+    """What each source of pipeline.sources ran before the one dedup of them all."""
+    rows = [
+        (name, row.stage, f"{row.docs_in:,}", f"{row.kept:,}", ", ".join(f"{r} {n:,}" for r, n in row.reasons) or "-")
+        for name, funnel in figures.source_funnels.items()
+        for row in funnel
+    ]
+    header = ("source", "stage", "docs in", "kept", "drop reasons")
+    return "<h4>each source up to dedup</h4>" + _table(header, rows)
+
+
+def _sources(figures: RunFigures) -> str:
+    if figures.groups is None:
+        return '<p class="not-run">not run: no document stage finished</p>'
+    tokens_from = figures.groups[0].tokens_from
+    note = f"Documents of the final corpus; tokens of the {tokens_from} (text tokens)." if tokens_from else ""
+    parts = [_source_funnels(figures)] if figures.source_funnels else []
+    parts.append(f"<p>{escape(note or 'Documents of the final corpus; no shards yet.')}</p>")
+    parts += [_group_table(table) for table in figures.groups]
+    if figures.mix is not None:
+        parts.append(_mix_table(figures))
     return "".join(parts)
 
 
@@ -300,6 +362,7 @@ def render(figures: RunFigures) -> str:
     renderers = {
         "funnel": _funnel,
         "languages": _languages,
+        "sources": _sources,
         "quality": _quality,
         "dedup": _dedup,
         "pii": _pii,

@@ -81,6 +81,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "not recorded (--quick: a quarter of the text, 8k vocabulary)",
     ),
     Benchmark(
+        "ingest",
+        ("benchmarks/bench_ingest.py",),
+        "the ingest stage on ~60 MB of real text as JSON lines and as Parquet, MB/s against pyarrow.json.read_json "
+        "and pyarrow.parquet.read_table, and against those plus the stage's own Parquet write",
+        "~1 min, 3 reps",
+    ),
+    Benchmark(
         "train",
         ("benchmarks/bench_train.py",),
         "shard reader tokens/s on CPU; with CUDA, a gpt-124m step's tokens/s and MFU (--gpu-only: that alone)",

@@ -63,6 +63,8 @@ def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineCon
             source = [str(Path(config.data_root) / "crawl")]
         elif source is None and spec.input == "documents":
             source = _in_run(spec, run_dir, config, _previous_directory(spec, run_dir))
+    if source is None and spec.input == "datasets" and run_dir is not None:
+        raise UsageError(f"{spec.name}: --input is required: the dataset files (make {spec.name} INPUT=...)")
     if source is None or output is None:
         raise UsageError(f"{spec.name}: --input and --output are required (or --run-dir RUN)")
     options = {}

@@ -81,12 +81,15 @@ def documents(batch: pa.RecordBatch | pa.Table, records: Records, first: int, un
     text = pc.if_else(too_large, "", pc.fill_null(text, ""))
     ids, hashed = _ids(batch, text, records, reasons, details)
     url = _strings(column(batch, config.url_field), n)
-    for index, doc_id in enumerate(ids):
-        if reasons[index] is not None:
-            ids[index] = f"{records.path}:{unit} {first + index}"
-        elif not records.seen.first_time(doc_id):
-            reasons[index] = "duplicate_id"
-            details[index] = duplicate_detail(f"{unit} {first + index}", hashed=index in hashed)
+    rejected = [index for index, reason in enumerate(reasons) if reason is not None]
+    for index in rejected:
+        ids[index] = f"{records.path}:{unit} {first + index}"
+    # Most batches repeat no id: one set operation then, a look-up per row only when one does.
+    if not records.seen.all_new([doc_id for index, doc_id in enumerate(ids) if reasons[index] is None]):
+        for index, doc_id in enumerate(ids):
+            if reasons[index] is None and not records.seen.first_time(doc_id):
+                reasons[index] = "duplicate_id"
+                details[index] = duplicate_detail(f"{unit} {first + index}", hashed=index in hashed)
     domains = records.rules.domains_of(url.to_pylist(), config.domain) if records.rules else [config.domain] * n
     columns = {
         "id": pa.array(ids, pa.string()),

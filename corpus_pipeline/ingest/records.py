@@ -34,6 +34,14 @@ class SeenIds:
         self._ids.add(doc_id)
         return True
 
+    def all_new(self, ids: list[str]) -> bool:
+        """True, and all added, when none of `ids` was seen and none repeats; else nothing added."""
+        batch = set(ids)
+        if len(batch) < len(ids) or not self._ids.isdisjoint(batch):
+            return False
+        self._ids |= batch
+        return True
+
 
 def duplicate_detail(where: str, hashed: bool) -> str:
     same = "the same source and text as" if hashed else "the id of"

@@ -85,6 +85,10 @@ def test_bad_parquet_rows_are_rejected_with_their_reasons(tmp_path, pages):
     assert {r["id"] for r in rejected(result) if r["reason"] != "duplicate_id"} == {
         f"{tmp_path / 'bad.parquet'}:row {n}" for n in (4, 5, 6)
     }
+    many = pa.table({"id": [f"r{n}" for n in range(1500)], "text": [f"row {n}" for n in range(1500)]})
+    pq.write_table(pa.concat_tables([many, many.slice(3, 1)]), tmp_path / "repeat.parquet")  # batches of 1,000
+    repeat = ingest([tmp_path / "repeat.parquet"], tmp_path / "repeat")
+    assert reasons(repeat) == {"duplicate_id": 1} and rejected(repeat)[0]["text"] == "row 3"
     pq.write_table(pa.table({"text": pa.array([b"bytes"], pa.binary())}), tmp_path / "binary.parquet")
     assert reasons(ingest([tmp_path / "binary.parquet"], tmp_path / "out2")) == {"text_not_string": 1}
 

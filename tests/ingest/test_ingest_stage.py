@@ -59,6 +59,8 @@ def test_ids_are_stable_across_runs_files_and_formats(tmp_path, daily):
 def test_run_dir_mode_finds_the_source_stage_that_ran(tmp_path, daily, capsys):
     run = tmp_path / "runs" / "r1"
     source = write_jsonl(tmp_path / "daily.jsonl", [{"text": d["body"]} for d in daily])
+    assert main(["ingest", "--run-dir", str(run), "--runner", "local"]) == 2
+    assert "--input is required: the dataset files" in capsys.readouterr().err
     assert main(["ingest", "--run-dir", str(run), "--input", str(source), "--runner", "local"]) == 0
     assert main(["langid", "--run-dir", str(run), "--runner", "local"]) == 0
     assert (run / "02_langid" / "_SUCCESS").exists()

@@ -1,0 +1,159 @@
+"""ingest throughput on real text: JSON lines and Parquet in MB/s, the stage (runner local, one task
+per file, output written) against reading the same file with pyarrow alone.
+
+The dataset is FineWeb-shaped (id, text, url, date, dump, language): the 1,432 extracted real pages
+(dedup/web_docs.jsonl), People's Daily (January 1998) and ABC news as documents of 5 lines, repeated
+with fresh ids until the JSON lines file holds `--mb` MB; the Parquet file holds the same rows
+(pyarrow's default snappy compression, as FineWeb ships). Columns, best of `--reps` runs after one
+warm-up of each (imports, the page cache):
+
+    a  pyarrow.json.read_json(file)          the raw reader (threaded: both cores)
+    b  ingest stage on the .jsonl            read, check, ids, domain, write zstd Parquet, commit
+    c  pyarrow.parquet.read_table(file)      the raw reader
+    d  ingest stage on the .parquet
+    e  the stage's floor: write the documents as the stage does (zstd level 3, 1,000-row groups)
+
+    python benchmarks/bench_ingest.py               # 40 MB, 3 reps: ~1 min on an idle machine
+    python benchmarks/bench_ingest.py --mb 10 --reps 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.json as pj
+import pyarrow.parquet as pq
+from common import DATA, MB, RESULTS, Column, Ratio, StageReport, Target, write_results
+
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.engine.task_output import PARQUET_OPTIONS, ROWS_PER_WRITE
+
+GOAL = 0.7  # issue 14: ingest >= 0.7x the raw reader, stage overhead included
+LINES_PER_DOC = 5
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def real_documents() -> list[dict]:
+    docs = []
+    with (DATA / "dedup" / "web_docs.jsonl").open(encoding="utf-8") as lines:
+        for line in lines:
+            page = json.loads(line)
+            docs.append({"id": page["id"], "text": page["text"], "url": page["url"], "language": None})
+    for name, language, encoding in (
+        ("zh_peoples_daily_199801.txt", "zh", "utf-8"),
+        ("en_abc_news.txt", "en", "latin-1"),
+    ):
+        lines = [line.strip() for line in (DATA / "text" / name).read_text(encoding=encoding).splitlines()]
+        lines = [line for line in lines if line]
+        for start in range(0, len(lines), LINES_PER_DOC):
+            number = start // LINES_PER_DOC
+            text = "\n".join(lines[start : start + LINES_PER_DOC])
+            docs.append({"id": f"{name}:{number}", "text": text, "url": f"https://{language}.example/{number}",
+                         "language": language})  # fmt: skip
+    return docs
+
+
+def write_inputs(work: Path, megabytes: float) -> tuple[Path, Path, int]:
+    base = real_documents()
+    rows: list[dict] = []
+    size, copy = 0, 0
+    while size < megabytes * MB:
+        for doc in base:
+            row = dict(doc, id=f"{doc['id']}#{copy}", date="2024-05-18T10:00:00Z", dump="CC-MAIN-2024-22")
+            rows.append(row)
+            size += len(json.dumps(row, ensure_ascii=False).encode()) + 1
+        copy += 1
+    jsonl = work / "docs.jsonl"
+    with jsonl.open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    parquet = work / "docs.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), parquet)
+    return jsonl, parquet, len(rows)
+
+
+def timed(function, reps: int) -> tuple[list[float], list[float]]:
+    function()  # warm-up: imports, the page cache, pyarrow's thread pool
+    walls, cpus = [], []
+    for _ in range(reps):
+        wall, cpu = time.perf_counter(), time.process_time()
+        function()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return walls, cpus
+
+
+def stage_run(path: Path, work: Path):
+    def run():
+        output = work / f"out-{path.suffix[1:]}"
+        shutil.rmtree(output, ignore_errors=True)
+        result = run_stage("ingest", [str(path)], output, PipelineConfig(), LocalExecutor())
+        assert not result.skipped and result.stats.docs_in == result.stats.kept + sum(result.stats.dropped.values())
+        return result
+
+    return run
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=40.0, help="size of the JSON lines file")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--work", type=Path, help="keep the inputs and outputs here")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="corpus_bench_ingest_"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        jsonl, parquet, docs = write_inputs(work, args.mb)
+        jsonl_mb, parquet_mb = jsonl.stat().st_size / MB, parquet.stat().st_size / MB
+        log(f"{docs:,} documents: {jsonl_mb:.1f} MB of JSON lines, {parquet_mb:.1f} MB of Parquet")
+        documents = pq.read_table(parquet)
+
+        def floor():
+            with pq.ParquetWriter(work / "floor.parquet", documents.schema, **PARQUET_OPTIONS) as writer:
+                writer.write_table(documents, row_group_size=ROWS_PER_WRITE)
+
+        report = StageReport("ingest", f"{docs:,} real documents, local runner, one task per file", log=log)
+        measured = {
+            "a": ("pyarrow.json.read_json", lambda: pj.read_json(jsonl), jsonl_mb),
+            "b": ("ingest stage, .jsonl", stage_run(jsonl, work), jsonl_mb),
+            "c": ("pyarrow.parquet.read_table", lambda: pq.read_table(parquet), parquet_mb),
+            "d": ("ingest stage, .parquet", stage_run(parquet, work), parquet_mb),
+            "e": ("write them as the stage does", floor, parquet_mb),
+        }
+        for key, (label, function, megabytes) in measured.items():
+            walls, cpus = timed(function, args.reps)
+            report.add(Column(key, label, walls, docs, megabytes, cpu_seconds=cpus))
+        write = report.column("e")
+        for name, stage, raw in (("JSON lines", "b", "a"), ("Parquet", "d", "c")):
+            ran, read = report.column(stage), report.column(raw)
+            ratio, cpu = read.best / ran.best, read.best_cpu / ran.best_cpu
+            report.targets.append(Target(f"{name}: stage MB/s / raw reader MB/s", ratio, GOAL, cpu_value=cpu))
+            with_write = Ratio(
+                f"{name}: stage / (raw reader + the stage's write)",
+                (read.best + write.best) / ran.best,
+                f"({raw}) + (e) against ({stage}): what the stage adds to reading and writing",
+                (read.best_cpu + write.best_cpu) / ran.best_cpu,
+            )
+            report.ratios.append(with_write)
+        print(report.table())
+        path = write_results(RESULTS / "ingest.json", {"docs": docs, "ingest": report.to_dict()})
+        log(f"results: {path}")
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

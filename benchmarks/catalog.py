@@ -119,6 +119,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "37 min",
     ),
     Benchmark(
+        "mix",
+        ("benchmarks/bench_mix.py", "--work", "/tmp/mix-bench", "--sizes", "100000,300000"),
+        "mix against tokenize on the same generated documents, Spark local[2] with 4g: time, peak memory per "
+        "process, growth with the size (--sizes 100000,1000000 for the 1M run)",
+        "~40 min for 100k and 300k (README.md: bench_mix)",
+    ),
+    Benchmark(
         "end-to-end",
         ("benchmarks/bench_end_to_end.py",),
         "WARC to token shards, local and Spark local[2]: MB/s and CPU seconds against the raw library costs",

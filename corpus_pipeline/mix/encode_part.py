@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,7 +115,7 @@ def encode_part(job: EncodeJob, task: Task) -> str:
         job.batch_chars,
     )
     meta, rejected = [], []
-    counts = Counter()
+    counts = {"docs_in": 0, "bytes_in": 0}  # (a part without rows still reports its zeros)
 
     def documents():
         for ids, texts, labels, weights in _batches(task, job):

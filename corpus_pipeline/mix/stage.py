@@ -105,7 +105,7 @@ class MixStage(GlobalStage):
             raise
         write_documents(work / DOCUMENTS_FILE, table, plan)
         self._write_stats(work, tasks, table, plan)
-        shard_tasks = _write_plan(work, table, plan, self.tokenize.prefix)
+        shard_tasks = write_plan(work, table, plan, self.tokenize.prefix)
         todo = [t for t in shard_tasks if (shard_summary(work, t.name) or {}).get("identity") != t.identity]
         shard_job = ShardJob(str(work), vocabulary.dtype.name, vocabulary.eod_id, tuple(t.name for t in tasks))
         executor.map_tasks(partial(write_shard, shard_job), todo, "mix: write shards")
@@ -160,13 +160,13 @@ def _distribute_committed(work: Path) -> None:
         distribute({STAGE: work}, work, committed.name)
 
 
-def _write_plan(work: Path, table, plan: MixPlan, prefix: str) -> list[ShardTask]:
+def write_plan(work: Path, table, plan: MixPlan, prefix: str) -> list[ShardTask]:
     """The plan arrays the shard tasks read, and one task per shard (numbered across phases)."""
     entries = np.concatenate([phase.entries for phase in plan.phases]) if plan.phases else np.zeros(0, np.int64)
+    columns = {"part": "part", "offset": "offset", "length": "text_tokens"}  # (an empty input has none)
     arrays = {
-        "part": table.column("part").to_numpy()[entries] if len(entries) else np.zeros(0, np.int32),
-        "offset": table.column("offset").to_numpy()[entries] if len(entries) else np.zeros(0, np.int64),
-        "length": table.column("text_tokens").to_numpy()[entries] if len(entries) else np.zeros(0, np.int64),
+        name: table.column(column).to_numpy()[entries] if len(entries) else np.zeros(0, np.int64)
+        for name, column in columns.items()
     }
     (work / PLAN_DIR).mkdir(exist_ok=True)
     digest = hashlib.sha256()

@@ -65,4 +65,4 @@ def read_output(directory: Path) -> tuple[pa.Table, np.ndarray, dict]:
     """documents.parquet, every shard's .idx sequence lengths in manifest order, and the manifest."""
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     lengths = [np.array(read_index(directory / f"{shard['name']}.idx").lengths) for shard in manifest["shards"]]
-    return pq.read_table(directory / "documents.parquet"), np.concatenate(lengths), manifest
+    return pq.read_table(directory / "documents.parquet"), np.concatenate([np.zeros(0, np.int32), *lengths]), manifest

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import mix_fixtures
 import numpy as np
 import pyarrow.compute as pc
 import pytest
+from conftest import PROJECT_ROOT
 from mix_fixtures import labelled_documents, mix_config, read_output, write_labelled
 from tokenizers import Tokenizer
 
@@ -63,6 +65,8 @@ def test_achieved_shares_match_the_targets_in_documents_parquet_and_the_idx(tmp_
         expected = tokenizer.encode(texts[documents.column("id")[number].as_py()], add_special_tokens=False).ids
         assert shards.document(number).tolist() == expected
     assert result.stats.docs_in == result.stats.kept + sum(result.stats.dropped.values()) == 100
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (dev tool) validates the manifest schema")
+    jsonschema.validate(manifest, json.loads((PROJECT_ROOT / "schemas" / "manifest.schema.json").read_text()))
 
 
 def test_targets_the_data_cannot_meet_are_refused_with_the_numbers_and_nothing_written(
@@ -190,3 +194,10 @@ def test_inputs_that_cannot_be_mixed_are_refused_with_the_reason(tmp_path, corpu
             tokenizer_path,
             quality_tiers={"column": "fineweb_score", "tiers": [{"weight": 2}]},
         )
+
+
+def test_an_input_without_documents_gives_shards_without_documents(tmp_path, tokenizer_path):
+    result = mix([write_labelled(tmp_path / "empty", [], parts=1)], tmp_path / "mix", tokenizer_path)
+    documents, lengths, manifest = read_output(result.output)
+    assert documents.num_rows == len(lengths) == manifest["documents"] == 0 and manifest["shards"] == []
+    assert verify_shards(result.output).ok

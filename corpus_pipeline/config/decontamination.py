@@ -68,6 +68,10 @@ class DecontaminationConfig(Strict):
     # Characters of matched text quoted in reject_detail and the report, the rest masked: a report
     # that quotes whole items would put the benchmark back on the web.
     example_chars: int = Field(40, ge=0)
+    # Where the index is saved for the executors of a run to load (named by what decides it; None:
+    # the system's temporary folder). A cluster's executors that cannot see the driver's copy
+    # build their own there once per machine.
+    index_cache: str | None = None
     # Gates: the highest share of a set's items that may still be found in the published corpus
     # after the stage acted (0.0: none). A set named here that the stage did not check fails.
     max_contamination: dict[str, float] = Field(default_factory=lambda: {"humaneval": 0.0})

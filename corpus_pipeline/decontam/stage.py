@@ -70,7 +70,9 @@ class DecontaminateStage(DocumentStage):
 
     def config_fingerprint(self) -> str:
         """The config and the content of every eval file: a changed set reruns the stage."""
-        return repr(self.config) + "".join(f" {s.name}={s.sha256}" for s in self._sets)
+        return repr(self.config.model_copy(update={"index_cache": None})) + "".join(
+            f" {s.name}={s.sha256}" for s in self._sets
+        )
 
     def process_batch(self, docs: list[dict], stats: StageStats) -> list[Verdict]:
         record.count_set_sizes(stats, self._index)

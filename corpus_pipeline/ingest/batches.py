@@ -90,7 +90,10 @@ def documents(batch: pa.RecordBatch | pa.Table, records: Records, first: int, un
             if reasons[index] is None and not records.seen.first_time(doc_id):
                 reasons[index] = "duplicate_id"
                 details[index] = duplicate_detail(f"{unit} {first + index}", hashed=index in hashed)
-    domains = records.rules.domains_of(url.to_pylist(), config.domain) if records.rules else [config.domain] * n
+    domains = [config.domain] * n
+    if records.rules:
+        texts = text.to_pylist() if records.rules.needs_text else None
+        domains = records.rules.domains_of(url.to_pylist(), config.domain, texts)
     columns = {
         "id": pa.array(ids, pa.string()),
         "text": text,

@@ -150,7 +150,8 @@ class Records:
         self.verdicts.append(verdict)
 
     def take(self) -> VerdictTable:
-        self.columns["domain"] = self.rules.domains_of(self.columns["url"], self.config.domain)
+        texts = self.columns["text"] if self.rules.needs_text else None
+        self.columns["domain"] = self.rules.domains_of(self.columns["url"], self.config.domain, texts)
         arrays = [
             pa.array(self.columns[f.name], f.type) if f.name in self.columns else pa.nulls(len(self), f.type)
             for f in DOCUMENT_SCHEMA

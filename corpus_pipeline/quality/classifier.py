@@ -123,22 +123,27 @@ def _train_external(examples: list[tuple[str, list[str]]], output: Path, params:
         raise RuntimeError(f"fastText training with {python} failed: {done.stderr.strip()[-800:]}")
 
 
-def train_classifier(
-    positive: list[str],
-    negative: list[str],
+def train_labelled(
+    labelled: dict[str, list[str]],
     output: Path,
     params: TrainParams | None = None,
     holdout: float = 0.1,
-    max_per_class: int | None = None,
+    max_per_label: int | None = None,
     fasttext_python: str | None = None,
-) -> dict:
-    """Train on all but a seeded `holdout` share of the examples, save, and score the held-out ones."""
+    roles: dict[str, str] | None = None,
+) -> tuple[dict, list[tuple[str, list[str]]]]:
+    """Train a fastText model on the documents under each label's paths (two labels or more), all
+    but a seeded `holdout` share, and save it; (summary with the held-out accuracy, held-out examples).
+    `roles` names labels in errors as the user gave them (hq: positive)."""
     params = params or TrainParams()
-    examples = _examples(positive, POSITIVE, max_per_class) + _examples(negative, NEGATIVE, max_per_class)
-    for label in (POSITIVE, NEGATIVE):
-        if not any(example_label == label for example_label, _ in examples):
-            which = "positive" if label == POSITIVE else "negative"
-            raise ValueError(f"no {which} examples with text in {positive if label == POSITIVE else negative}")
+    if len(labelled) < 2:
+        raise ValueError(f"a classifier needs examples of two labels or more, got {sorted(labelled)}")
+    examples = []
+    for label, paths in labelled.items():
+        found = _examples(paths, label, max_per_label)
+        if not found:
+            raise ValueError(f"no {(roles or {}).get(label, label)} examples with text in {paths}")
+        examples += found
     order = np.random.default_rng(params.seed).permutation(len(examples))
     held = max(1, round(len(examples) * holdout)) if holdout > 0 else 0
     test = [examples[i] for i in order[:held]]
@@ -149,20 +154,42 @@ def train_classifier(
     else:
         train(training, params).save(output)
     load_model.cache_clear()  # the file at `output` may have been loaded before this run
-    classifier = QualityClassifier(str(output), POSITIVE)
-    correct = true_positive = predicted_positive = actual_positive = 0
-    for label, tokens in test:
-        predicted = classifier.score(tokens) >= 0.5
-        correct += predicted == (label == POSITIVE)
-        true_positive += predicted and label == POSITIVE
-        predicted_positive += predicted
-        actual_positive += label == POSITIVE
-    return {
+    model = load_model(str(output))
+    correct = sum(model.predict(" ".join(tokens))[0][0] == LABEL_PREFIX + label for label, tokens in test)
+    summary = {
         "model": str(output),
         "trainer": f"fastText via {fasttext_python}" if fasttext_python else "numpy (fasttext_train.py)",
+        "labels": sorted(labelled),
         "train_examples": len(training),
         "heldout_examples": len(test),
         "heldout_accuracy": correct / len(test) if test else None,
+    }
+    return summary, test
+
+
+def train_classifier(
+    positive: list[str],
+    negative: list[str],
+    output: Path,
+    params: TrainParams | None = None,
+    holdout: float = 0.1,
+    max_per_class: int | None = None,
+    fasttext_python: str | None = None,
+) -> dict:
+    """The quality classifier: `positive` (hq) against `negative` (lq) documents, with the held-out
+    precision and recall of hq."""
+    labelled = {POSITIVE: positive, NEGATIVE: negative}
+    roles = {POSITIVE: "positive", NEGATIVE: "negative"}
+    summary, test = train_labelled(labelled, output, params, holdout, max_per_class, fasttext_python, roles)
+    classifier = QualityClassifier(str(output), POSITIVE)
+    true_positive = predicted_positive = actual_positive = 0
+    for label, tokens in test:
+        predicted = classifier.score(tokens) >= 0.5
+        true_positive += predicted and label == POSITIVE
+        predicted_positive += predicted
+        actual_positive += label == POSITIVE
+    del summary["labels"]
+    return summary | {
         "heldout_precision": true_positive / predicted_positive if predicted_positive else None,
         "heldout_recall": true_positive / actual_positive if actual_positive else None,
     }

@@ -2,6 +2,7 @@
 (the `quality` stage verb itself comes from the stage registry):
 
     corpus-pipeline quality train-classifier --positive P... --negative N... --output MODEL.bin
+    corpus-pipeline quality train-classifier --label news=P --label code=P ... --output MODEL.bin   # domains
     corpus-pipeline gates RUN_DIR [--json] [--config C] [--set k=v]
 
 Each sub-command sets `handler(args, config) -> exit code`.
@@ -22,9 +23,18 @@ EXIT_OK, EXIT_FAILED = 0, 1
 def register(verbs, quality) -> None:
     """`quality`: the stage verb's parser, which gains the `train-classifier` sub-command."""
     actions = quality.add_subparsers(dest="quality_action", metavar="{train-classifier}")
-    train = actions.add_parser("train-classifier", help="train the fastText quality classifier (supervised)")
-    train.add_argument("--positive", nargs="+", required=True, help="good documents: stage dir, .parquet, .jsonl, .txt")
-    train.add_argument("--negative", nargs="+", required=True, help="bad documents, same formats")
+    train = actions.add_parser(
+        "train-classifier", help="train the fastText quality classifier, or a domain classifier (--label)"
+    )
+    train.add_argument("--positive", nargs="+", help="good documents: stage dir, .parquet, .jsonl, .txt")
+    train.add_argument("--negative", nargs="+", help="bad documents, same formats")
+    train.add_argument(
+        "--label",
+        action="append",
+        metavar="DOMAIN=PATH",
+        help="instead of --positive/--negative: documents of one domain (repeat; two domains or more), for "
+        "domains.classifier",
+    )
     train.add_argument("--output", type=Path, required=True, help="the model file to write (.bin)")
     train.add_argument("--dim", type=int, default=64)
     train.add_argument("--epoch", type=int, default=5)
@@ -49,7 +59,7 @@ def register(verbs, quality) -> None:
 
 
 def train_classifier_verb(args, config: PipelineConfig) -> int:
-    from corpus_pipeline.quality.classifier import train_classifier
+    from corpus_pipeline.quality.classifier import train_classifier, train_labelled
     from corpus_pipeline.quality.fasttext_train import TrainParams
 
     params = TrainParams(
@@ -62,16 +72,45 @@ def train_classifier_verb(args, config: PipelineConfig) -> int:
         seed=args.seed,
     )
     try:
-        summary = train_classifier(
-            args.positive, args.negative, args.output, params, args.holdout, args.max_per_class, args.fasttext_python
-        )
+        if args.label:
+            labelled = _labelled(args.label, args.positive or args.negative)
+            summary, _ = train_labelled(
+                labelled, args.output, params, args.holdout, args.max_per_class, args.fasttext_python
+            )
+            use = "domains.classifier.model_path"
+        elif args.positive and args.negative:
+            summary = train_classifier(
+                args.positive,
+                args.negative,
+                args.output,
+                params,
+                args.holdout,
+                args.max_per_class,
+                args.fasttext_python,
+            )
+            use = "quality.classifier.model_path"
+        else:
+            raise ValueError("give --positive and --negative (quality), or --label DOMAIN=PATH twice or more (domains)")
     except RuntimeError as error:  # the external fastText trainer failed; its stderr is in the message
         print(f"corpus-pipeline quality train-classifier: {error}", file=sys.stderr)
         return EXIT_FAILED
     for key, value in summary.items():
         print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
-    print(f"use it with: --set quality.classifier.model_path={args.output}")
+    print(f"use it with: --set {use}={args.output}")
     return EXIT_OK
+
+
+def _labelled(assignments: list[str], also_binary) -> dict[str, list[str]]:
+    """`--label news=a.jsonl --label news=b/ --label code=c.txt` as {label: paths}."""
+    if also_binary:
+        raise ValueError("--label trains a domain classifier: leave out --positive and --negative")
+    labelled: dict[str, list[str]] = {}
+    for assignment in assignments:
+        label, sep, path = assignment.partition("=")
+        if not sep or not label or not path or " " in label:
+            raise ValueError(f"--label expects DOMAIN=PATH, got {assignment!r}")
+        labelled.setdefault(label, []).append(path)
+    return labelled
 
 
 def gates_verb(args, config: PipelineConfig) -> int:

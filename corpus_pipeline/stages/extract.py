@@ -103,13 +103,15 @@ class ExtractStage(SourceStage):
             date=rec.date,
             dump=dump,
             source=self.config.source,
-            domain=self.rules.domain_of(rec.target_uri, self.config.domain),
             file_path=path,
             warc_record_id=rec.record_id,
             warc_offset=rec.offset,
             content_type=media_type(rec.http_content_type) or None,
         )
         verdict = self._extract(rec, row, stats, worker)
+        row["domain"] = self.rules.domain_of(
+            rec.target_uri, self.config.domain, row["text"] if verdict is None else None
+        )
         row["id"] = (
             document_id(rec.target_uri, row["text"]) if verdict is None else (rec.record_id or f"{path}:{rec.offset}")
         )

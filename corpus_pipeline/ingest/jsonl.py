@@ -1,12 +1,12 @@
 """JSON lines (`.jsonl`, `.jsonl.gz`, `.jsonl.zst`): one object a line.
 
-Read in chunks of whole lines (8 MiB). A chunk is parsed by pyarrow's JSON reader (C++, threaded:
-on the real pages ~10x orjson line by line) and checked column-wise like a Parquet batch. A chunk
-pyarrow refuses (a line that is not JSON, not an object, a field whose type changes from line to
-line, a lone surrogate), or that holds blank lines or bytes that are not UTF-8 outside the text, is
-read again line by line with orjson, so each bad line becomes its own rejected row (`not_json`,
-`invalid_utf8`) and the others are kept as the fast path would keep them. Blank lines hold no
-record and are skipped.
+Read in chunks of whole lines (8 MiB). A chunk is parsed by pyarrow's JSON reader (C++, threaded;
+59 MB of real documents: 0.22-0.25 CPU s, where orjson line by line with the checks takes 0.67-0.82)
+and checked column-wise like a Parquet batch. A chunk pyarrow refuses (a line that is not JSON, not
+an object, a field whose type changes from line to line, a lone surrogate), or that holds blank
+lines or bytes that are not UTF-8, is read again line by line with orjson, so each bad line becomes
+its own rejected row (`not_json`, `invalid_utf8`) and the others are kept as the fast path would keep
+them. Blank lines hold no record and are skipped.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ from corpus_pipeline.ingest.streams import open_stream
 from corpus_pipeline.stages.base import Drop
 
 ARTICLE_NAMESPACE = 0
+# What MediaWiki leaves unescaped in article URLs (wfUrlencode): /wiki/Talk:A_(letter)
+_URL_SAFE = ";:@$!*(),/~"
 # Links to these namespaces show an image or file a category, not text (MediaWiki's ids).
 _NON_TEXT_NAMESPACES = {-2: "Media", 6: "File", 14: "Category"}
 _NON_TEXT_ALIASES = ("image",)  # File's old name, still valid in every wiki
@@ -59,7 +61,7 @@ def read_wikipedia(path: str, records: Records) -> Iterator[None]:
                 pass
             markup = (revision.text if revision is not None else None) or ""
             where = f"page {page.id}"
-            url = prefix + quote(page.title.replace(" ", "_")) if prefix else page.title
+            url = prefix + quote(page.title.replace(" ", "_"), safe=_URL_SAFE) if prefix else page.title
             nbytes = len(markup.encode("utf-8"))
             if page.redirect:
                 records.reject(where, Drop("wiki_redirect", f"{page.title} -> {page.redirect}"), url=url, nbytes=nbytes)

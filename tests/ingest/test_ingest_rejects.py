@@ -3,6 +3,7 @@ read to the end keeps what came before the fault and adds one `read_error` row."
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import json
 
@@ -91,6 +92,19 @@ def test_bad_parquet_rows_are_rejected_with_their_reasons(tmp_path, pages):
     assert reasons(repeat) == {"duplicate_id": 1} and rejected(repeat)[0]["text"] == "row 3"
     pq.write_table(pa.table({"text": pa.array([b"bytes"], pa.binary())}), tmp_path / "binary.parquet")
     assert reasons(ingest([tmp_path / "binary.parquet"], tmp_path / "out2")) == {"text_not_string": 1}
+
+
+def test_pages_outside_the_article_namespace_are_rejected(tmp_path):
+    dump = wikipedia_dump(tmp_path / "dump.xml.bz2", pages=60)
+    markup = bz2.decompress(dump.read_bytes()).decode("utf-8")
+    article = "<title>Anarchism</title>\n    <ns>0</ns>"
+    assert article in markup
+    talk = tmp_path / "talk.xml.bz2"
+    talk.write_bytes(bz2.compress(markup.replace(article, "<title>Talk:Anarchism</title>\n    <ns>1</ns>").encode()))
+    result = ingest([talk], tmp_path / "out")
+    (row,) = [r for r in rejected(result) if r["reason"] == "not_an_article"]
+    assert row["reject_detail"] == "namespace 1" and row["url"] == "https://en.wikipedia.org/wiki/Talk:Anarchism"
+    assert "enwiki:12" not in {r["id"] for r in kept(result, ["id"])}
 
 
 def test_truncated_and_corrupt_files_are_read_faults_after_their_good_records(tmp_path, pages):

@@ -24,7 +24,6 @@ from corpus_pipeline.ingest.text import read_text
 from corpus_pipeline.ingest.wikipedia import read_wikipedia
 from corpus_pipeline.inputs import expand_inputs
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict, VerdictTable
-from corpus_pipeline.stages.domains import DomainRules
 from corpus_pipeline.stats import StageStats
 
 FORMAT_SUFFIXES: dict[str, tuple[str, ...]] = {
@@ -62,12 +61,7 @@ class IngestStage(SourceStage):
     name = "ingest"
 
     def __init__(self, config: IngestConfig | None = None, domains: DomainsConfig | None = None):
-        self.config = config or IngestConfig()
-        self.domains = domains or DomainsConfig()
-        self.rules = DomainRules(self.domains)
-
-    def config_fingerprint(self) -> str:
-        return repr((self.config, self.domains))
+        super().__init__(config or IngestConfig(), domains)
 
     def output_schema(self) -> pa.Schema:
         return DOCUMENT_SCHEMA

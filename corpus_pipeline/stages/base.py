@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from corpus_pipeline.config import DomainsConfig
+from corpus_pipeline.stages.domains import DomainRules
 from corpus_pipeline.stats import StageStats
 
 
@@ -79,9 +81,15 @@ class DocumentStage(ABC):
 
 
 class SourceStage(ABC):
-    """Reads one input file into rows; every record comes out, kept or with a Drop."""
+    """Reads one input file into rows; every record comes out, kept or with a Drop. Every source
+    stage labels its documents' `domain` by the run's `domains:` section (`rules`)."""
 
     name: str = ""
+
+    def __init__(self, config, domains: DomainsConfig | None = None):
+        self.config = config
+        self.domains = domains or DomainsConfig()
+        self.rules = DomainRules(self.domains)
 
     def setup(self) -> None:  # noqa: B027 - an optional hook, not abstract
         """Load heavy resources once per process."""
@@ -113,7 +121,7 @@ class SourceStage(ABC):
         """The Arrow schema of the rows `read` yields."""
 
     def config_fingerprint(self) -> str:
-        return repr(getattr(self, "config", None))
+        return repr((self.config, self.domains))
 
 
 def text_bytes(doc: dict) -> int:

@@ -22,7 +22,6 @@ from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
-from corpus_pipeline.stages.domains import DomainRules
 from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker
 from corpus_pipeline.stats import StageStats
 
@@ -51,12 +50,7 @@ class ExtractStage(SourceStage):
     name = "extract"
 
     def __init__(self, config: ExtractConfig | None = None, domains: DomainsConfig | None = None):
-        self.config = config or ExtractConfig()
-        self.domains = domains or DomainsConfig()
-        self.rules = DomainRules(self.domains)
-
-    def config_fingerprint(self) -> str:
-        return repr((self.config, self.domains))
+        super().__init__(config or ExtractConfig(), domains)
 
     def input_files(self, arguments: list[str]) -> list[str]:
         return expand_crawl_inputs(arguments)

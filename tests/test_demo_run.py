@@ -1,4 +1,6 @@
-"""`make demo` on Spark local[2]: crawl the demo site, the whole pipeline, then a rerun that reuses it all."""
+"""`make demo` on Spark local[2]: crawl the demo site, ingest gensim's Wikipedia dump and People's
+Daily as JSON lines, the whole pipeline over the three sources to mixed shards, then a rerun that
+reuses it all."""
 
 import json
 import socket
@@ -8,7 +10,7 @@ import pytest
 from conftest import PROJECT_ROOT
 
 from corpus_pipeline.config import load_config
-from corpus_pipeline.demo_run import run_demo
+from corpus_pipeline.demo_run import DEMO_NEWS_ARTICLES, run_demo
 
 pytestmark = pytest.mark.spark
 
@@ -23,21 +25,37 @@ def test_demo_crawls_runs_every_stage_and_reruns_as_a_no_op(spark, tmp_path):
     result = run_demo(config, "spark", port=port)
     assert result.status == "succeeded", result.record.data["reason"]
     stats = {name: outcome.stats for name, outcome in result.outcomes.items() if outcome.stats is not None}
-    assert list(stats) == ["crawl", "extract", "langid", "normalize", "dedup", "pii", "quality", "tokenize"]
-    assert stats["crawl"].dropped["robots_blocked"] > 0, "the /private/ section is disallowed"
-    assert stats["extract"].kept > 300
-    languages = stats["langid"].extra["languages"]
+    assert list(stats) == [
+        *("web/crawl", "web/extract", "web/langid", "web/normalize"),
+        *("wikipedia/ingest", "wikipedia/langid", "wikipedia/normalize"),
+        *("peoples_daily/ingest", "peoples_daily/langid", "peoples_daily/normalize"),
+        *("dedup", "pii", "quality", "decontaminate", "mix"),
+    ]
+    assert stats["web/crawl"].dropped["robots_blocked"] > 0, "the /private/ section is disallowed"
+    assert stats["web/extract"].kept > 300
+    languages = stats["web/langid"].extra["languages"]
     assert languages["zh"] > 200 and languages["en"] > 50
-    texts = pq.read_table(result.outcomes["normalize"].output, columns=["text"]).column("text").to_pylist()
+    assert stats["wikipedia/ingest"].kept == 106 and stats["peoples_daily/ingest"].kept == DEMO_NEWS_ARTICLES
+    texts = pq.read_table(result.outcomes["web/normalize"].output, columns=["text"]).column("text").to_pylist()
     assert not any("本网站使用cookie" in text for text in texts)
-    # the demo site serves byte-identical copies under /archive/ and near-copies under /partner/
-    assert stats["dedup"].dropped["exact_duplicate"] + stats["dedup"].dropped["minhash_duplicate"] >= 10
+    # The site serves copies of its own pages (/archive/, /partner/) and of Wikipedia and People's
+    # Daily articles that the other two sources hold: only web copies are dropped.
+    dedup = result.outcomes["dedup"].output
+    dropped = pq.read_table(dedup / "_rejected", columns=["source", "reject_detail"]).to_pylist()
+    kept_source = {row["id"]: row["source"] for row in pq.read_table(dedup, columns=["id", "source"]).to_pylist()}
+    assert len(dropped) >= 10 and {row["source"] for row in dropped} == {"web"}
+    assert {kept_source[row["reject_detail"]] for row in dropped} == {"web", "wikipedia", "peoples_daily"}
     for stage in stats.values():
         assert stage.docs_in == stage.kept + sum(stage.dropped.values()), stage.stage
     manifest = json.loads((result.context.tokens / "manifest.json").read_text())
-    assert sum(shard["documents"] for shard in manifest["shards"]) == stats["tokenize"].kept
+    for group, target in config.mix.targets.items():
+        assert abs(manifest["mix"]["groups"][group]["achieved"] - target) < 0.01, group
+    in_shards = pq.read_metadata(result.context.tokens / "documents.parquet").num_rows
+    assert sum(shard["documents"] for shard in manifest["shards"]) == in_shards
     training = result.outcomes["train"]
     assert training.notes["steps"] == 20 and training.notes["val_loss"] < 9.0
-    assert (result.outcomes["report"].output).read_text(encoding="utf-8").count("<svg") > 10
+    page = result.outcomes["report"].output.read_text(encoding="utf-8")
+    assert page.count("<svg") > 10 and "<td>peoples_daily</td><td>30.0%</td>" in page
     rerun = run_demo(config, "spark", port=port)
-    assert {o.status for name, o in rerun.outcomes.items() if name not in ("gates", "report")} == {"reused"}
+    ran = {o.status for name, o in rerun.outcomes.items() if name not in ("gates", "report")}
+    assert ran <= {"reused", "not needed"} and "reused" in ran

@@ -9,12 +9,15 @@ from corpus_pipeline.summary import format_funnel
 def run_summary(result: PipelineResult) -> str:
     staged = [o for o in result.outcomes.values() if o.stats is not None]
     lines = [format_funnel([o.stats for o in staged], {o.stats.stage for o in staged if o.status == "reused"}), ""]
-    extract = result.outcomes.get("extract")
-    if extract is not None and (extract.notes["read_faults"]["files"] or extract.notes["vanished_before_extract"]):
-        lines.append(
-            f"input files not read to the end: {extract.notes['read_faults']['files']}, "
-            f"vanished before extract: {len(extract.notes['vanished_before_extract'])} (see the run record)"
-        )
+    # "extract", or "<source>/extract" for each source of pipeline.sources that ran it.
+    for name, extract in result.outcomes.items():
+        if name.rpartition("/")[2] != "extract" or "read_faults" not in extract.notes:
+            continue
+        if extract.notes["read_faults"]["files"] or extract.notes["vanished_before_extract"]:
+            lines.append(
+                f"{name}: input files not read to the end: {extract.notes['read_faults']['files']}, "
+                f"vanished before extract: {len(extract.notes['vanished_before_extract'])} (see the run record)"
+            )
     if result.status == GATE_FAILED:
         lines.append("GATE FAILED: " + "; ".join(result.outcomes["gates"].notes["failed"]))
     if result.context.tokens is not None:

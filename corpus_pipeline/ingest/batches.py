@@ -136,6 +136,8 @@ def _ids(batch: pa.RecordBatch, text: pa.Array, records: Records, reasons: list,
     and the rows whose id is such a hash."""
     config, n = records.config, batch.num_rows
     given = column(batch, config.id_field)
+    if given is not None and pa.types.is_null(given.type):  # JSON lines whose ids are all null
+        given = None
     if given is not None and not (pa.types.is_integer(given.type) or given.type in _STRING_TYPES):
         for index in range(n):
             if reasons[index] is None:

@@ -65,6 +65,8 @@ def test_same_text_without_ids_is_a_duplicate_within_the_file(tmp_path, pages):
     result = ingest([write_jsonl(tmp_path / "no-ids.jsonl", records)], tmp_path / "out")
     assert reasons(result) == {"duplicate_id": 1} and result.stats.kept == 5
     assert "same source and text" in rejected(result)[0]["reject_detail"]
+    nulls = write_jsonl(tmp_path / "null-ids.jsonl", [{"id": None, **record} for record in records])
+    assert kept(ingest([nulls], tmp_path / "nulls"), ["id"]) == kept(result, ["id"])  # a null id: none given
 
 
 def test_a_text_over_the_limit_is_rejected_unstored(tmp_path, pages):

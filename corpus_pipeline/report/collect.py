@@ -154,6 +154,9 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
     if final is not None:
         figures.groups = group_tables(final, shards)
     figures.source_funnels = source_funnels(source_runs(run_dir))
+    # A run of pipeline.sources ran extract, ingest, langid... in its sources: not "not run" here.
+    in_sources = {row.stage for funnel in figures.source_funnels.values() for row in funnel}
+    figures.funnel = [row for row in figures.funnel if row.done or row.stage not in in_sources]
     if stages["decontaminate"].done:
         redactor = Redactor(config.pii, config.report.example_chars)
         count = config.report.examples_per_rule

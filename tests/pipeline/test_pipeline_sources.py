@@ -76,3 +76,4 @@ def test_the_run_ends_in_mix_shards_at_the_target_shares_of_its_sources(multi_so
     page = (run_dir / "report" / "index.html").read_text(encoding="utf-8")
     assert "each source up to dedup" in page and "<td>wiki</td><td>ingest</td><td>206</td>" in page
     assert "<td>wiki</td><td>50.0%</td>" in page  # the mix table: target against achieved
+    assert "<td>extract</td><td>not run</td>" not in page  # it ran, in the sources

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.registry import stage_spec
 from corpus_pipeline.engine.run import build_stage
@@ -31,6 +33,9 @@ def test_each_row_gets_its_sources_bounds_and_a_skipping_source_passes_unchanged
     reasons = [None if v is None else v.reason for v in verdicts]
     # web and a row of no source: the run's bound; wiki passes it (another rule may still drop it).
     assert reasons[0] == reasons[2] == "gopher_word_count" and reasons[1] != "gopher_word_count"
+
+    # Pickled to Spark executors with the chain: each instance keeps its own config.
+    assert pickle.loads(pickle.dumps(quality)).by_source["wiki"].config == quality.by_source["wiki"].config
 
     text = "write to jane.doe@example.com"
     docs = [{"id": s, "text": text, "source": s} for s in ("web", "news")]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.registry import STAGES as REGISTRY
 from corpus_pipeline.quality.gates import GateReport, evaluate_corpus_gates
 from corpus_pipeline.report import corpus_figures as corpus
 from corpus_pipeline.report import token_figures as tokens
@@ -64,6 +65,16 @@ class RunFigures:
     @property
     def alerts(self) -> list[DriftCheck]:
         return [check for check in self.drift or [] if check.alert]
+
+
+# Stages that stand in for each other: a run reads with extract or ingest, writes shards with
+# tokenize or mix; the one of a pair that did not run is not "not run" when the other ran.
+_ROLES = {spec.name: "source" if spec.kind == "source" else spec.output for spec in REGISTRY}
+
+
+def _replaced(row: FunnelRow, funnel: list[FunnelRow]) -> bool:
+    role = _ROLES.get(row.stage)
+    return role in ("source", "tokens") and any(other.done and _ROLES.get(other.stage) == role for other in funnel)
 
 
 def shards_stage(stages: dict[str, StageRun]) -> StageRun:
@@ -156,7 +167,8 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
     figures.source_funnels = source_funnels(source_runs(run_dir))
     # A run of pipeline.sources ran extract, ingest, langid... in its sources: not "not run" here.
     in_sources = {row.stage for funnel in figures.source_funnels.values() for row in funnel}
-    figures.funnel = [row for row in figures.funnel if row.done or row.stage not in in_sources]
+    funnel = figures.funnel
+    figures.funnel = [row for row in funnel if row.done or not (row.stage in in_sources or _replaced(row, funnel))]
     if stages["decontaminate"].done:
         redactor = Redactor(config.pii, config.report.example_chars)
         count = config.report.examples_per_rule

@@ -16,7 +16,7 @@ from corpus_pipeline.stages.extract import ExtractStage
 
 # crawl, extract, langid, normalize: the faults are extract's to handle; dedup and later stages
 # would only add a Spark job to a test that is about files.
-STEPS_THROUGH_NORMALIZE = STEPS[:4]
+STEPS_THROUGH_NORMALIZE = STEPS[: [step.name for step in STEPS].index("normalize") + 1]
 
 
 def test_vanished_and_unreadable_inputs_are_counted_and_the_rest_processed(tmp_path, monkeypatch):

@@ -126,6 +126,14 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "~40 min for 100k and 300k (README.md: bench_mix)",
     ),
     Benchmark(
+        "decontam",
+        ("benchmarks/bench_decontam.py",),
+        "decontaminate on the real pages x14 (20,048 documents) against HumanEval + 10,000 items: docs/s in one "
+        "process, LocalExecutor and Spark local[2] against quality's; index memory per process for 10k and 100k "
+        "items; datatrove NGramsDecontFilter",
+        "~9 min at load 3-5 (--memory-only: ~2 min)",
+    ),
+    Benchmark(
         "end-to-end",
         ("benchmarks/bench_end_to_end.py",),
         "WARC to token shards, local and Spark local[2]: MB/s and CPU seconds against the raw library costs",

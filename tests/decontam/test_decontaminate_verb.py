@@ -3,35 +3,19 @@ record, the gates and the report make of its output."""
 
 from __future__ import annotations
 
-import json
-
 import pyarrow.parquet as pq
-from stage_fixtures import real_documents, write_stage
+from decontam_fixtures import planted_run
 
 from corpus_pipeline.cli import main
-from corpus_pipeline.config import DecontaminationConfig, EvalSetConfig, PipelineConfig
-from corpus_pipeline.decontam.eval_sets import load_eval_set
+from corpus_pipeline.config import DecontaminationConfig, PipelineConfig
 from corpus_pipeline.decontam.gates import contamination_gates
-from corpus_pipeline.document import document_id, empty_document
 from corpus_pipeline.engine.stage_dir import STATS_FILE
 from corpus_pipeline.report import write_report
 from corpus_pipeline.stats import StageStats
 
 
-def _planted_run(tmp_path):
-    docs = real_documents(english=12, chinese=12)
-    problem = load_eval_set(EvalSetConfig(name="humaneval", builtin="humaneval")).items[7].text
-    page = f"{docs[0]['text']}\n\nHere is my homework:\n\n{problem}\n\n{docs[1]['text']}"
-    docs.append(empty_document(id=document_id("https://x.example/hw", page), text=page, url="https://x.example/hw"))
-    question = docs[15]["text"].splitlines()[0]  # a People's Daily line as a Chinese eval item
-    eval_file = tmp_path / "zh_quiz.jsonl"
-    eval_file.write_text(json.dumps({"id": "zq1", "question": question}, ensure_ascii=False) + "\n", "utf-8")
-    write_stage(tmp_path / "run" / "06_quality", docs, parts=2)
-    return docs, eval_file
-
-
 def test_the_verb_drops_planted_items_and_records_each_set(tmp_path, capsys):
-    docs, eval_file = _planted_run(tmp_path)
+    docs, eval_file = planted_run(tmp_path)
     out = tmp_path / "run" / "07_decontaminate"
     arguments = ["decontaminate", "--input", str(tmp_path / "run" / "06_quality"), "--output", str(out)]
     assert main([*arguments, "--eval", "humaneval", str(eval_file), "--runner", "local"]) == 0
@@ -67,7 +51,7 @@ def problem_start(docs) -> str:
 
 
 def test_a_set_kept_in_the_corpus_fails_its_gate(tmp_path):
-    _, eval_file = _planted_run(tmp_path)
+    _, eval_file = planted_run(tmp_path)
     out = tmp_path / "run" / "07_decontaminate"
     counted = ["--set", "decontamination.eval_sets=[{name: zh_quiz, path: " + str(eval_file) + ", action: keep}]"]
     arguments = ["decontaminate", "--input", str(tmp_path / "run" / "06_quality"), "--output", str(out)]

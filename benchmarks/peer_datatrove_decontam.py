@@ -1,9 +1,9 @@
 """datatrove's NGramsDecontFilter timed on the same documents and eval items, run INSIDE the benchmark
 venv (benchmarks/peer_env.py); never imported by the project. The last stdout line is one JSON object.
 
-datatrove's NGramsDecontIndexer refuses to start without `lighteval` (its __init__ checks the
-dependency in PipelineStep.__new__, and run() loads lighteval tasks even when items come as documents); lighteval pulls in
-torch and transformers, too much for a benchmark venv. So the index is made by the indexer's own
+datatrove's NGramsDecontIndexer refuses to start without `lighteval` (PipelineStep.__new__ checks
+the dependency, and run() loads lighteval tasks even when items come as documents); lighteval pulls
+in torch and transformers, too much for a benchmark venv. So the index is made by the indexer's own
 `compute_hashes` (its normalization, word tokenizer, 13-grams with query, label and overlap
 n-grams, and hash), called on an indexer built with object.__new__, and written as the
 `<task>.index.hashes` file the filter reads, as the indexer's run() writes it. The filter itself runs

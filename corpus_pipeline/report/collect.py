@@ -55,6 +55,7 @@ class RunFigures:
     groups: list[GroupTable] | None = None  # documents and tokens per source, domain, language
     source_funnels: dict[str, list[FunnelRow]] = field(default_factory=dict)  # pipeline.sources' stages
     mix: list[MixShare] | None = None  # None: the run has no mix
+    min_shares: dict[str, float] = field(default_factory=dict)  # nightly.min_shares: the publish bounds
     decontamination: DecontaminationFigures | None = None
     gates: GateReport | None = None
     gates_error: str | None = None
@@ -162,6 +163,7 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         distribution = tokens.TokenDistribution(profile.token_counts, profile.token_labels)
         figures.top_tokens = tokens.top_token_bars(distribution, report.top_tokens)
         figures.mix = mix_shares(manifest) if "mix" in manifest else None
+        figures.min_shares = dict(config.nightly.min_shares)
     if final is not None:
         figures.groups = group_tables(final, shards)
     figures.source_funnels = source_funnels(source_runs(run_dir))

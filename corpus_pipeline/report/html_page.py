@@ -161,6 +161,13 @@ def _group_table(table: GroupTable) -> str:
     return caption + _table((table.column, "documents", "share", "tokens", "share of tokens"), rows)
 
 
+def _bound_cell(achieved: float, bound: float | None) -> str:
+    if bound is None:
+        return "-"
+    verdict = '<span class="pass">pass</span>' if achieved >= bound else '<span class="fail">FAIL</span>'
+    return f"&gt;= {bound:.1%} {verdict}"
+
+
 def _mix_table(figures: RunFigures) -> str:
     rows = [
         (
@@ -169,11 +176,13 @@ def _mix_table(figures: RunFigures) -> str:
             f"{share.achieved:.1%}",
             f"{(share.achieved - share.target) * 100:+.1f}",
             f"{share.repeat_factor:.2f}",
+            _bound_cell(share.achieved, figures.min_shares.get(share.group)),
         )
         for share in figures.mix
     ]
-    header = ("group", "target", "achieved", "difference (points)", "passes over the group")
-    return "<h4>mix: target against achieved share of the shard tokens</h4>" + _table(header, rows)
+    header = ("group", "target", "achieved", "difference (points)", "passes over the group", "nightly bound")
+    table = _table(header, rows, raw=frozenset({5}))
+    return "<h4>mix: target against achieved share of the shard tokens</h4>" + table
 
 
 def _source_funnels(figures: RunFigures) -> str:

@@ -76,9 +76,13 @@ def test_tokens_come_from_tokenize_counts_joined_by_id_without_a_mix(tmp_path):
 
 def test_the_section_shows_target_against_achieved_shares(tmp_path):
     _, final = _corpus(tmp_path)
-    figures = RunFigures(tmp_path, {}, [], groups=group_tables(final, None), mix=mix_shares({"mix": MANIFEST_MIX}))
+    mix = mix_shares({"mix": MANIFEST_MIX})
+    figures = RunFigures(tmp_path, {}, [], groups=group_tables(final, None), mix=mix, min_shares={"news": 0.3})
     html = _sources(figures)
-    assert "<td>news</td><td>30.0%</td><td>29.7%</td><td>-0.3</td><td>1.60</td>" in html
+    assert (
+        '<td>news</td><td>30.0%</td><td>29.7%</td><td>-0.3</td><td>1.60</td><td>&gt;= 30.0% <span class="fail">' in html
+    )
+    assert "<td>web</td><td>70.0%</td><td>70.3%</td><td>+0.3</td><td>0.40</td><td>-</td>" in html
     assert "no shards yet" in html
 
 

@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.verb == "demo":
             return _run_demo(args, config)
         return _run_eval(args, config)
-    except OutputOverlapsInputError as error:
+    except (OutputOverlapsInputError, ConfigError) as error:  # a source's own config, checked as it starts
         print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except (FileNotFoundError, ValueError) as error:

@@ -4,7 +4,7 @@ give. One function per question, so the pipeline, the stage builder and the conf
 
 from __future__ import annotations
 
-from corpus_pipeline.config import PipelineConfig, RunConfig, apply_override, validate_config
+from corpus_pipeline.config import ConfigError, PipelineConfig, RunConfig, apply_override, validate_config
 from corpus_pipeline.config.pipeline import SourceConfig
 from corpus_pipeline.engine.registry import STAGES
 
@@ -36,13 +36,13 @@ def check_overrides(source: SourceConfig) -> None:
     for assignment in source.overrides:
         section = assignment.partition("=")[0].strip().split(".")[0]
         if section not in OVERRIDABLE_SECTIONS:
-            raise ValueError(
+            raise ConfigError(
                 f"source {source.name}: override {assignment!r} is not of a per-source stage "
                 f"(one of {', '.join(OVERRIDABLE_SECTIONS)})"
             )
     unknown = [name for name in source.skip if name not in SKIPPABLE_STAGES]
     if unknown:
-        raise ValueError(
+        raise ConfigError(
             f"source {source.name}: cannot skip {', '.join(unknown)} (document stages: {', '.join(SKIPPABLE_STAGES)})"
         )
 

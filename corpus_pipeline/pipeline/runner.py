@@ -52,9 +52,9 @@ def run_pipeline(
 ) -> PipelineResult:
     """Run every step; a step whose stage is done is reused, so a rerun after a crash continues
     from the first unfinished stage. A failed gate stops the steps that consume the corpus."""
+    context = RunContext(plan)  # first: a source's config that does not validate stops the run here
     plan.run_dir.mkdir(parents=True, exist_ok=True)
     record = RunRecord.start(plan)
-    context = RunContext(plan)
     outcomes: dict[str, StepOutcome] = {}
     # Stats of the document stages so far: each source's up to dedup (by name), then the run's (None).
     flows: dict[str | None, list[StageStats]] = {None: []}

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from corpus_pipeline.cli import main
 from corpus_pipeline.config import ConfigError, load_config
 from corpus_pipeline.engine.source_configs import source_config
+from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.context import RunContext, RunPlan
 
 WEB = "{name: web, kind: warc, paths: [crawl/], priority: 1}"
@@ -53,7 +55,7 @@ def test_a_priority_set_by_hand_wins_over_the_sources_priorities():
 )
 def test_an_override_or_skip_the_pipeline_cannot_honour_is_refused_before_anything_runs(source, message):
     config = _config(source)
-    with pytest.raises((ConfigError, ValueError), match=message):
+    with pytest.raises(ConfigError, match=message):
         source_config(config, config.pipeline.sources[0])
 
 
@@ -70,3 +72,10 @@ def test_an_override_or_skip_the_pipeline_cannot_honour_is_refused_before_anythi
 def test_sources_that_do_not_say_what_to_read_fail_when_the_config_loads(overrides, message):
     with pytest.raises(ConfigError, match=message):
         load_config(None, overrides)
+
+
+def test_a_run_whose_source_config_does_not_validate_exits_2_and_writes_nothing(tmp_path, capsys):
+    source = '{name: a, kind: jsonl, paths: [x.jsonl], overrides: ["quality.no_such_key=1"]}'
+    code = main(["run", "--runner", "local", "--set", f"data_root={tmp_path}", "--set", f"pipeline.sources=[{source}]"])
+    assert code == exit_codes.USAGE and "quality.no_such_key" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()

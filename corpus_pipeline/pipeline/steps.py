@@ -90,12 +90,18 @@ def document_step(name: str) -> Callable[[RunContext], StepOutcome]:
 
 
 def decontaminate(ctx: RunContext) -> StepOutcome:
-    """The document step, with what it found per eval set in the run record."""
+    """The document step, with what it found per eval set, and a few redacted examples, in the run record."""
     from corpus_pipeline.decontam.record import set_summaries
+    from corpus_pipeline.decontam.stage import REASON
+    from corpus_pipeline.document import REJECT_DETAIL_FIELD
+    from corpus_pipeline.report.run_dir import first_rows, read_stage, rejected_parts
 
     outcome = document_step("decontaminate")(ctx)
     if outcome.stats is not None:
         outcome.notes["eval_sets"] = {name: s.to_record() for name, s in set_summaries(outcome.stats).items()}
+        dropped = rejected_parts(read_stage(outcome.output, "decontaminate")).get(REASON, [])
+        rows = first_rows(dropped, [REJECT_DETAIL_FIELD.name], ctx.config.report.examples_per_rule)
+        outcome.notes["examples"] = [row[REJECT_DETAIL_FIELD.name] for row in rows]  # quoted in part only
     return outcome
 
 

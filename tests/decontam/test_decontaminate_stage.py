@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from text_sources import chinese_text, english_text
 
@@ -125,3 +126,22 @@ def test_the_verb_option_replaces_the_configured_sets_and_names_are_unique(tmp_p
     twice = [EvalSetConfig(name="a", builtin="humaneval")] * 2
     with pytest.raises(ValueError, match="a name given twice"):
         DecontaminateStage(DecontaminationConfig(eval_sets=twice))
+
+
+def test_the_index_is_saved_once_then_mapped_and_a_changed_set_is_a_new_index(tmp_path):
+    from corpus_pipeline.decontam import index as index_module
+
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps({"text": ENGLISH[0]}) + "\n", encoding="utf-8")
+    sets = [EvalSetConfig(name="mine", path=str(path))]
+    config = DecontaminationConfig(eval_sets=sets, index_cache=str(tmp_path / "c"))
+    built = DecontaminateStage(config)
+    assert len(list((tmp_path / "c").iterdir())) == 1
+    index_module._PROCESS_INDEXES.clear()  # as a fresh executor process
+    loaded = DecontaminateStage(config)
+    assert isinstance(loaded.index.hashes, np.memmap) and np.array_equal(loaded.index.hashes, built.index.hashes)
+    assert _run(loaded, [ENGLISH[0]])[0][0].reason == "contaminated"
+    path.write_text(json.dumps({"text": ENGLISH[1]}) + "\n", encoding="utf-8")
+    changed = DecontaminateStage(config)
+    assert len(list((tmp_path / "c").iterdir())) == 2 and changed.config_fingerprint() != built.config_fingerprint()
+    assert _run(changed, [ENGLISH[0]])[0] == [None]

@@ -165,10 +165,10 @@ def _plant_and_score(
         for item in items:
             host, filler = rng.sample(hosts, 2)
             text = planted_page(host, edited(item, kind, rng, filler.split("\n")[0]), rng)
-            verdict = stage.process({"id": item.id, "text": text}, StageStats(stage.name))
+            # Both sets' action is drop: the stage drops exactly the pages with an item found.
             named = {stage.index.item_ids[i] for i in find_hits(stage.index, text).attributed().items.tolist()}
             score.planted += 1
-            if verdict is not None and item.id in named:
+            if item.id in named:
                 score.found += 1
             elif len(score.misses) < _MISSES_SHOWN:
                 shown = item.answer if kind == "answer_only" else item.question

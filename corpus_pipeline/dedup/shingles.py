@@ -44,9 +44,10 @@ def normalize_for_hashing(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _space_code_points() -> np.ndarray:
-    """True for the 25 code points str.split() splits on."""
+    """True for the 29 code points str.split() splits on, all at or below U+3000 (the ideographic
+    space): looking below it costs 3 ms, not the 1 s of every code point."""
     spaces = np.zeros(sys.maxunicode + 1, dtype=bool)
-    spaces[[c for c in range(sys.maxunicode + 1) if chr(c).isspace()]] = True
+    spaces[[c for c in range(0x3001) if chr(c).isspace()]] = True
     return spaces
 
 

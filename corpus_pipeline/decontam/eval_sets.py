@@ -43,7 +43,6 @@ class EvalSet:
     name: str
     items: tuple[EvalItem, ...]
     source: str  # the file read
-    sha256: str  # of the file's bytes: part of the stage's fingerprint
 
 
 def builtin_path(name: str) -> Path:
@@ -70,10 +69,11 @@ def load_eval_set(config: EvalSetConfig) -> EvalSet:
     items = tuple(_read_items(path, config))
     if not items:
         raise EvalSetError(f"eval set {config.name!r}: {path} holds no items")
-    return EvalSet(config.name, items, str(path), file_sha256(path))
+    return EvalSet(config.name, items, str(path))
 
 
 def file_sha256(path: Path) -> str:
+    """Of the file's bytes: what names the index and enters the stage's fingerprint."""
     digest = hashlib.sha256()
     with open(path, "rb") as stream:
         while chunk := stream.read(1 << 20):

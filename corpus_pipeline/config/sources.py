@@ -28,6 +28,10 @@ class IngestConfig(Strict):
     # too, except text (rejected as `missing_text`); without an id the document gets a hashed one.
     text_field: str = "text"
     id_field: str | None = "id"
+    # Put before every given id. Dedup keeps one row per id and mix's documents.parquet traces ids,
+    # so two datasets that both number their records 0..N must not share ids: in pipeline.sources
+    # each ingested source gets "<name>:" unless it overrides this. Hashed ids hash the source name.
+    id_prefix: str = ""
     url_field: str | None = "url"
     date_field: str | None = "date"
     dump_field: str | None = "dump"

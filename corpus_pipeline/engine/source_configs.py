@@ -29,6 +29,8 @@ def _labels(source: SourceConfig) -> list[str]:
         labels.append(f"{section}.domain={source.domain}")
     if section == "ingest":
         labels.append(f"ingest.format={source.kind}")
+        if not any(assignment.partition("=")[0].strip() == "ingest.id_prefix" for assignment in source.overrides):
+            labels.append(f"ingest.id_prefix='{source.name}:'")  # quoted: YAML reads name: as a mapping
     return labels
 
 

@@ -144,6 +144,8 @@ def _ids(batch: pa.RecordBatch, text: pa.Array, records: Records, reasons: list,
                 reasons[index], details[index] = "invalid_id", f"a {given.type} id column"
         given = None
     ids = given.cast(pa.string()).to_pylist() if given is not None else [None] * n
+    if config.id_prefix:
+        ids = [None if doc_id is None else config.id_prefix + doc_id for doc_id in ids]
     missing = [index for index, doc_id in enumerate(ids) if doc_id is None and reasons[index] is None]
     if missing:
         raw = text.cast(pa.binary()).take(pa.array(missing)).to_pylist()

@@ -107,7 +107,7 @@ class Records:
         if verdict is not None:
             self._row(f"{self.path}:{where}", _shown(text, verdict), url, date, dump, language, verdict)
             return
-        final_id = given if given is not None else source_text_id(self.config.source, encoded)
+        final_id = self.config.id_prefix + given if given is not None else source_text_id(self.config.source, encoded)
         if not self.seen.first_time(final_id):
             verdict = Drop("duplicate_id", duplicate_detail(where, hashed=given is None))
         self._row(final_id, text, url, date, dump, language, verdict)

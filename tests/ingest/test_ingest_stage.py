@@ -56,6 +56,18 @@ def test_ids_are_stable_across_runs_files_and_formats(tmp_path, daily):
     assert ingest([tmp_path / "a.jsonl"], tmp_path / "one", "ingest.source=daily").skipped
 
 
+def test_an_id_prefix_keeps_two_datasets_numbered_alike_apart(tmp_path, daily):
+    """Both number their records 0..N; a prefix each gives ids that never meet in dedup."""
+    records = [{"id": number, "text": d["body"]} for number, d in enumerate(daily)]
+    jsonl, parquet = write_jsonl(tmp_path / "a.jsonl", records), tmp_path / "b.parquet"
+    pq.write_table(pa.Table.from_pylist(records), parquet)  # the batch path, not the line one
+    plain = ingest([jsonl], tmp_path / "plain")
+    assert [r["id"] for r in kept(plain, ["id"])] == [str(n) for n in range(len(daily))]
+    for path, name in ((jsonl, "news"), (parquet, "blog")):
+        result = ingest([path], tmp_path / name, f"ingest.id_prefix='{name}:'")
+        assert [r["id"] for r in kept(result, ["id"])] == [f"{name}:{n}" for n in range(len(daily))]
+
+
 def test_run_dir_mode_finds_the_source_stage_that_ran(tmp_path, daily, capsys):
     run = tmp_path / "runs" / "r1"
     source = write_jsonl(tmp_path / "daily.jsonl", [{"text": d["body"]} for d in daily])

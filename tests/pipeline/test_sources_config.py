@@ -38,6 +38,7 @@ def test_each_source_runs_with_its_overrides_labels_and_directory(tmp_path):
     assert (web.config.extract.source, news.config.normalize.unicode_form) == ("web", "NFKC")
     assert config.normalize.unicode_form == "NFC" and not web.config.pipeline.sources
     assert web.config.run_id == "demo-web"  # a crawl source crawls into <data_root>/crawl/demo-web
+    assert (wiki.config.ingest.id_prefix, news.config.ingest.id_prefix) == ("wiki:", "news:")
 
 
 def test_a_priority_set_by_hand_wins_over_the_sources_priorities():

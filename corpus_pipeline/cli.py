@@ -95,6 +95,7 @@ def _run_eval(args, config: PipelineConfig) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     from corpus_pipeline.engine.stage_dir import OutputOverlapsInputError
+    from corpus_pipeline.storage import StorageAccessError
 
     args = build_parser().parse_args(argv)
     try:
@@ -109,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.verb == "demo":
             return _run_demo(args, config)
         return _run_eval(args, config)
-    except (OutputOverlapsInputError, ConfigError) as error:  # a source's own config, checked as it starts
+    # ConfigError: a source's own config, checked as it starts; StorageAccessError: a missing bucket
+    # or refused credentials, found while listing the input, before any task runs.
+    except (OutputOverlapsInputError, ConfigError, StorageAccessError) as error:
         print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except (FileNotFoundError, ValueError) as error:

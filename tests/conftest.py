@@ -1,8 +1,10 @@
-"""Shared fixtures: where the real data lives, one local[2] SparkSession, small WARC builders."""
+"""Shared fixtures: where the real data lives, one local[2] SparkSession, one loopback S3 server,
+small WARC builders."""
 
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import sys
 from pathlib import Path
@@ -38,6 +40,31 @@ def spark():
     )
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """One S3 API server on 127.0.0.1 (moto) for every test that reads or writes `s3://`."""
+    pytest.importorskip("moto.server", reason="moto[server] is not installed (make setup installs the dev extra)")
+    from corpus_pipeline.storage.loopback_s3 import start_loopback_s3
+
+    server = start_loopback_s3()
+    yield server
+    server.stop()
+
+
+_bucket_numbers = itertools.count()
+
+
+@pytest.fixture
+def bucket(s3_server, monkeypatch) -> str:
+    """An empty bucket on the loopback server, with this process's AWS variables pointed at it."""
+    for name, value in s3_server.environment().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    name = f"corpus-test-{next(_bucket_numbers)}"
+    s3_server.client().create_bucket(Bucket=name)
+    return name
 
 
 def html_page(body: str, title: str = "t", head_extra: str = "") -> str:

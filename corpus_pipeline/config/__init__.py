@@ -39,6 +39,7 @@ from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.config.pipeline import NightlyConfig, RunConfig
 from corpus_pipeline.config.report import DriftBounds, ReportConfig
 from corpus_pipeline.config.sources import DomainClassifierConfig, DomainRule, DomainsConfig, IngestConfig
+from corpus_pipeline.config.storage import StorageConfig
 from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "ReportConfig",
     "SignalBounds",
     "SparkConfig",
+    "StorageConfig",
     "Strict",
     "TokenizeConfig",
     "TrainTokenizerConfig",
@@ -103,6 +105,7 @@ class PipelineConfig(Strict):
     pipeline: RunConfig = Field(default_factory=RunConfig)
     nightly: NightlyConfig = Field(default_factory=NightlyConfig)
     report: ReportConfig = Field(default_factory=ReportConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
 
 
 class ConfigError(ValueError):

@@ -86,7 +86,10 @@ def _stage_config(stage, write_kept: bool) -> str:
 
 def chain_dirs(stages, source: list[str] | Path, outputs: list[Path], engine: EngineConfig) -> list[StageDir]:
     """The StageDir (output and fingerprint) of each stage of a chain, before anything runs."""
-    identity = [file_identity(p) for p in source] if isinstance(source, list) else [read_success(source)["fingerprint"]]
+    if isinstance(source, list):
+        identity = [file_identity(path, stages[0].storage) for path in source]
+    else:
+        identity = [read_success(source)["fingerprint"]]
     dirs = []
     for stage, output, keep in zip(stages, outputs, _writes_kept(len(stages), engine), strict=True):
         dirs.append(StageDir(Path(output), fingerprint(stage.name, _stage_config(stage, keep), identity)))
@@ -126,7 +129,7 @@ def _run_tasks(stages, source, dirs: list[StageDir], write_kept, executor, engin
     works = [stage_dir.begin() for stage_dir in dirs]
     head = stages[0] if isinstance(stages[0], SourceStage) else None
     if head is not None:
-        tasks = plan_file_tasks(list(source))
+        tasks = plan_file_tasks(list(source), head.storage)
         schemas, documents = [head.output_schema()], stages[1:]
     else:
         parts = input_parts(source)

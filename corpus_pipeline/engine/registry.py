@@ -92,7 +92,7 @@ STAGES: tuple[StageSpec, ...] = (
         "corpus_pipeline.stages.extract:ExtractStage",
         "WARC/WET/ARC files -> documents (trafilatura)",
         input="files",
-        also_reads=("domains",),
+        also_reads=("domains", "storage"),
     ),
     StageSpec(
         "ingest",
@@ -109,7 +109,7 @@ STAGES: tuple[StageSpec, ...] = (
             StageOption("--source", "the source name (the `source` column)", config_key="ingest.source"),
             StageOption("--domain", "the domain when no domains.rules entry matches", config_key="ingest.domain"),
         ),
-        also_reads=("domains",),
+        also_reads=("domains", "storage"),
     ),
     StageSpec(
         "langid",

@@ -1,7 +1,7 @@
 """What each task of a stage covers, decided on the driver from the input alone.
 
 A task is named by its place in the plan (`part-NNNNN`, the names of the files it writes) and
-identified by the input it covers: a crawl file (path, size, modification time) or whole row groups
+identified by the input it covers: a crawl file or object (path, size, modification time) or whole row groups
 of one input part. Both come from the input and the config only, never from the cluster's cores or a
 partition number, so a run resumed under another runner or another core count plans the same tasks;
 a finished task is reused only when its recorded identity equals the planned one.
@@ -9,11 +9,12 @@ a finished task is reused only when its recorded identity equals the planned one
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
+
+from corpus_pipeline.storage import Storage
 
 
 @dataclass(frozen=True)
@@ -28,16 +29,15 @@ def part_name(number: int) -> str:
     return f"part-{number:05d}"
 
 
-def file_identity(path: str) -> str:
-    """Raw input files are identified by path, size and modification time (hashing 100 GB of WARC
-    to decide whether to skip would cost as much as the stage)."""
-    stat = os.stat(path)
-    return f"{os.path.abspath(path)}|{stat.st_size}|{stat.st_mtime_ns}"
+def file_identity(path: str, storage: Storage | None = None) -> str:
+    """Raw input files are identified by path (or object URI), size and modification time
+    (`Storage.identity`; schemas/storage.md)."""
+    return (storage or Storage()).identity(path)
 
 
-def plan_file_tasks(paths: list[str]) -> list[Task]:
-    """One task per input file, in the (sorted) order given."""
-    return [Task(part_name(number), file_identity(path), path) for number, path in enumerate(paths)]
+def plan_file_tasks(paths: list[str], storage: Storage | None = None) -> list[Task]:
+    """One task per input file (local or an object), in the (sorted) order given."""
+    return [Task(part_name(number), file_identity(path, storage), path) for number, path in enumerate(paths)]
 
 
 def plan_part_tasks(parts: list[Path], task_rows: int) -> list[Task]:

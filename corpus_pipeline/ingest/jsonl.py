@@ -23,6 +23,7 @@ from corpus_pipeline.ingest.batches import documents
 from corpus_pipeline.ingest.records import Records
 from corpus_pipeline.ingest.streams import open_stream
 from corpus_pipeline.stages.base import Drop, VerdictTable
+from corpus_pipeline.storage import Storage
 
 # Lines read and parsed at once: big enough for pyarrow's threads (its default block is 1 MiB),
 # small enough that a chunk of 10 KB documents is ~800 of them in memory.
@@ -52,10 +53,10 @@ def as_string(value: object) -> str | None:
     return orjson.dumps(value).decode("utf-8")
 
 
-def read_jsonl(path: str, records: Records, rows: int) -> Iterator[VerdictTable]:
+def read_jsonl(path: str, records: Records, rows: int, storage: Storage) -> Iterator[VerdictTable]:
     options = _parse_options(records.config)
     first = 1
-    with open_stream(path) as stream:
+    with open_stream(path, storage) as stream:
         for chunk in _chunks(stream):
             lines = chunk.count(b"\n") + (not chunk.endswith(b"\n"))
             table = _parsed(chunk, lines, options)

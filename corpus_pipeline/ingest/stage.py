@@ -15,7 +15,7 @@ from xml.etree.ElementTree import ParseError
 
 import pyarrow as pa
 
-from corpus_pipeline.config import DomainsConfig, IngestConfig
+from corpus_pipeline.config import DomainsConfig, IngestConfig, StorageConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.ingest.jsonl import read_jsonl
 from corpus_pipeline.ingest.parquet import read_parquet
@@ -60,8 +60,13 @@ def file_format(path: str, configured: str) -> str:
 class IngestStage(SourceStage):
     name = "ingest"
 
-    def __init__(self, config: IngestConfig | None = None, domains: DomainsConfig | None = None):
-        super().__init__(config or IngestConfig(), domains)
+    def __init__(
+        self,
+        config: IngestConfig | None = None,
+        domains: DomainsConfig | None = None,
+        storage: StorageConfig | None = None,
+    ):
+        super().__init__(config or IngestConfig(), domains, storage)
 
     def output_schema(self) -> pa.Schema:
         return DOCUMENT_SCHEMA
@@ -72,7 +77,7 @@ class IngestStage(SourceStage):
         fmt = self.config.format
         suffixes = tuple(s for name, ss in FORMAT_SUFFIXES.items() if fmt in ("auto", name) for s in ss)
         kinds = "JSON lines, Parquet, text or MediaWiki XML" if fmt == "auto" else fmt
-        files = expand_inputs(arguments, suffixes, kinds)
+        files = expand_inputs(arguments, suffixes, kinds, self.storage)
         for path in files:
             file_format(path, fmt)
         return files
@@ -83,9 +88,9 @@ class IngestStage(SourceStage):
         records = Records(self.config, self.rules, path, stats)
         try:
             if fmt in _TABLE_READERS:
-                yield from _TABLE_READERS[fmt](path, records, rows)
+                yield from _TABLE_READERS[fmt](path, records, rows, self.storage)
             else:
-                for _ in _ROW_READERS[fmt](path, records):
+                for _ in _ROW_READERS[fmt](path, records, self.storage):
                     if len(records) >= rows:
                         yield records.take()
         except _read_errors() as error:

@@ -9,11 +9,12 @@ from collections.abc import Iterator
 from corpus_pipeline.ingest.records import Records
 from corpus_pipeline.ingest.streams import open_stream
 from corpus_pipeline.stages.base import Drop
+from corpus_pipeline.storage import Storage
 
 
-def read_text(path: str, records: Records) -> Iterator[None]:
+def read_text(path: str, records: Records, storage: Storage) -> Iterator[None]:
     config = records.config
-    with open_stream(path) as stream:
+    with open_stream(path, storage) as stream:
         lines: list[bytes] = []
         size, first, blocks = 0, 1, 0
         for number, line in enumerate(stream, 1):

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from corpus_pipeline.ingest.records import Records
 from corpus_pipeline.ingest.streams import open_stream
 from corpus_pipeline.stages.base import Drop
+from corpus_pipeline.storage import Storage
 
 ARTICLE_NAMESPACE = 0
 # What MediaWiki leaves unescaped in article URLs (wfUrlencode): /wiki/Talk:A_(letter)
@@ -47,10 +48,10 @@ _HIDDEN_TAGS = frozenset(
 )
 
 
-def read_wikipedia(path: str, records: Records) -> Iterator[None]:
+def read_wikipedia(path: str, records: Records, storage: Storage) -> Iterator[None]:
     import mwxml
 
-    with open_stream(path) as stream:
+    with open_stream(path, storage) as stream:
         dump = mwxml.Dump.from_file(stream)
         site = dump.site_info
         prefix = _article_prefix(site.base)

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.task_output import REJECTED_DIR
-from corpus_pipeline.inputs import expand_crawl_inputs
+from corpus_pipeline.storage import Storage, is_object_uri
 
 READ_ERROR = "read_error"
 # Files named one by one in the run record; past that only counted (a corrupt disk can fail
@@ -19,19 +19,21 @@ READ_ERROR = "read_error"
 MAX_FAULTS_LISTED = 50
 
 
-def present_files(files: list[str]) -> tuple[list[str], list[str]]:
-    """(files that exist now, files that vanished since they were listed)."""
+def present_files(files: list[str], storage: Storage) -> tuple[list[str], list[str]]:
+    """(files and objects that exist now, those that vanished since they were listed)."""
     present, vanished = [], []
     for path in files:
-        (present if os.path.isfile(path) else vanished).append(path)
+        (present if storage.exists(path) else vanished).append(path)
     return present, vanished
 
 
-def list_crawl_files(arguments: list[str], expand: Callable[[list[str]], list[str]] = expand_crawl_inputs) -> list[str]:
-    """Every crawl file (or, with a source stage's `expand`, dataset file) under `arguments`; []
-    when the folders exist but hold none yet. A named folder or file that does not exist is a
-    config error, not an empty night."""
-    missing = [a for a in arguments if not any(c in a for c in "*?[") and not os.path.exists(a)]
+def list_crawl_files(arguments: list[str], expand: Callable[[list[str]], list[str]]) -> list[str]:
+    """Every crawl file (with `expand_crawl_inputs`) or dataset file (with a source stage's
+    `input_files`) under `arguments`; [] when the folders exist but hold none yet. A named local
+    folder or file that does not exist is a config error, not an empty night (an `s3://` prefix
+    cannot be told from an empty one: object stores have no folders)."""
+    named = [a for a in arguments if not any(c in a for c in "*?[") and not is_object_uri(a)]
+    missing = [a for a in named if not os.path.exists(a)]
     if missing:
         raise FileNotFoundError(f"input {', '.join(missing)} does not exist")
     try:

@@ -21,14 +21,17 @@ import json
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.task_plan import file_identity
+from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.input_files import list_crawl_files
 from corpus_pipeline.pipeline.lock import LockHeld, exclusive_lock
 from corpus_pipeline.pipeline.record import utc_now
+from corpus_pipeline.storage import Storage
 
 Log = Callable[[str], None]
 
@@ -58,13 +61,13 @@ class NightlyLayout:
         return self.data_root / "incoming"
 
 
-def new_inputs(files: list[str], processed: set[str]) -> dict[str, str]:
+def new_inputs(files: list[str], processed: set[str], storage: Storage | None = None) -> dict[str, str]:
     """identity (path|size|mtime_ns) -> path of the files not yet published. A file rewritten
     since (new size or mtime) counts as new; dedup against the index drops what it repeats."""
     found = {}
     for path in files:
         try:
-            identity = file_identity(path)
+            identity = file_identity(path, storage)
         except FileNotFoundError:  # vanished since it was listed: neither new nor processed
             continue
         if identity not in processed:
@@ -102,7 +105,8 @@ def _source_files(config: PipelineConfig, layout: NightlyLayout) -> dict[str | N
     """Every input file of the night by source: pipeline.sources' files, or (None) the crawl files
     under nightly.inputs."""
     if not config.pipeline.sources:
-        return {None: list_crawl_files(config.nightly.inputs or [str(layout.incoming)])}
+        expand = partial(expand_crawl_inputs, storage=Storage(config.storage))
+        return {None: list_crawl_files(config.nightly.inputs or [str(layout.incoming)], expand)}
     from corpus_pipeline.engine.registry import stage_spec
     from corpus_pipeline.engine.run import build_stage
     from corpus_pipeline.engine.source_configs import source_config, source_stage
@@ -140,7 +144,8 @@ def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Lo
     current = current_snapshot(layout.corpus)
     processed = current.processed_inputs() if current else set()
     by_source = _source_files(config, layout)
-    new = {name: found for name, files in by_source.items() if (found := new_inputs(files, processed))}
+    storage = Storage(config.storage)
+    new = {name: found for name, files in by_source.items() if (found := new_inputs(files, processed, storage))}
     if not new:
         where = f"all in snapshot {current.name}" if current else "none published yet"
         listed = sum(len(files) for files in by_source.values())

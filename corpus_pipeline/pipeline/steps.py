@@ -21,6 +21,7 @@ from corpus_pipeline.engine.run import run_fused, run_stage
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline.context import RunContext, Step, StepOutcome
 from corpus_pipeline.pipeline.input_files import present_files, read_faults
+from corpus_pipeline.storage import Storage
 
 GATES_FILE = "gates.json"
 
@@ -60,7 +61,8 @@ def crawl(ctx: RunContext) -> StepOutcome:
 def extract(ctx: RunContext) -> StepOutcome:
     if ctx.plan.datasets:
         return StepOutcome("not needed", notes={"why": "a dataset source: ingest reads it"})
-    files, vanished = present_files(expand_crawl_inputs(ctx.crawl_inputs))
+    storage = Storage(ctx.config.storage)
+    files, vanished = present_files(expand_crawl_inputs(ctx.crawl_inputs, storage), storage)
     outcome = _run_fused_from(ctx, "extract", files)
     outcome.notes.update(
         input_files=len(files), vanished_before_extract=vanished, read_faults=read_faults(outcome.output)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
+
+from corpus_pipeline.storage import Storage
 
 # Bytes after the last record that are not a fault: blank lines some writers add.
 _TRAILING_SLACK = 8
@@ -49,10 +50,6 @@ class ReadFault:
 
 class _TruncatedRecord(Exception):
     """The file ended inside a record: its block is shorter than its Content-Length."""
-
-
-def _open_stream(path: str):
-    return open(path, "rb")  # noqa: SIM115 - closed by the caller's context
 
 
 def _is_non_chunked_gzip(error: Exception) -> bool:
@@ -119,13 +116,15 @@ def _iterate(stream, max_payload_bytes: int, skip: int, file_size: int | None) -
         )
 
 
-def read_warc(path: str, max_payload_bytes: int) -> Iterator[WarcRecord | ReadFault]:
-    """Every readable record of `path` in order, then at most one ReadFault where reading stopped."""
+def read_warc(path: str, max_payload_bytes: int, storage: Storage | None = None) -> Iterator[WarcRecord | ReadFault]:
+    """Every readable record of `path` (a file or an `s3://` object) in order, then at most one
+    ReadFault where reading stopped."""
+    storage = storage or Storage()
     emitted = 0
     last_offset = 0
     try:
-        with _open_stream(path) as stream:
-            for rec in _iterate(stream, max_payload_bytes, skip=0, file_size=os.path.getsize(path)):
+        with storage.open(path) as stream:
+            for rec in _iterate(stream, max_payload_bytes, skip=0, file_size=storage.size(path)):
                 emitted += 1
                 last_offset = rec.offset
                 yield rec
@@ -137,7 +136,7 @@ def read_warc(path: str, max_payload_bytes: int) -> Iterator[WarcRecord | ReadFa
     # One gzip member for the whole file: valid, just not seekable per record. Decompress it as
     # one stream and continue after the records already yielded.
     try:
-        with _open_stream(path) as raw, gzip.GzipFile(fileobj=raw) as unzipped:
+        with storage.open(path) as raw, gzip.GzipFile(fileobj=raw) as unzipped:
             for rec in _iterate(io.BufferedReader(unzipped), max_payload_bytes, skip=emitted, file_size=None):
                 last_offset = rec.offset
                 yield rec

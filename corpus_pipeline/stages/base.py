@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from corpus_pipeline.config import DomainsConfig
+from corpus_pipeline.config import DomainsConfig, StorageConfig
 from corpus_pipeline.stages.domains import DomainRules
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,16 @@ class DocumentStage(ABC):
 
 class SourceStage(ABC):
     """Reads one input file into rows; every record comes out, kept or with a Drop. Every source
-    stage labels its documents' `domain` by the run's `domains:` section (`rules`)."""
+    stage labels its documents' `domain` by the run's `domains:` section (`rules`), and reads its
+    files, local or `s3://`, through `storage`."""
 
     name: str = ""
 
-    def __init__(self, config, domains: DomainsConfig | None = None):
+    def __init__(self, config, domains: DomainsConfig | None = None, storage: StorageConfig | None = None):
         self.config = config
         self.domains = domains or DomainsConfig()
         self.rules = DomainRules(self.domains)
+        self.storage = Storage(storage)
 
     def setup(self) -> None:  # noqa: B027 - an optional hook, not abstract
         """Load heavy resources once per process."""
@@ -121,6 +124,7 @@ class SourceStage(ABC):
         """The Arrow schema of the rows `read` yields."""
 
     def config_fingerprint(self) -> str:
+        # Not `storage`: how the files are reached (endpoint, retries) does not change what they hold.
         return repr((self.config, self.domains))
 
 

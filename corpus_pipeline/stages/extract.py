@@ -16,7 +16,7 @@ from pathlib import PurePath
 
 import pyarrow as pa
 
-from corpus_pipeline.config import DomainsConfig, ExtractConfig
+from corpus_pipeline.config import DomainsConfig, ExtractConfig, StorageConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.readers.html_decode import decode_html
@@ -24,6 +24,7 @@ from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
 from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import is_object_uri
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 # Types servers send for HTML often enough to be worth a look at the bytes.
@@ -49,11 +50,16 @@ def is_binary(payload: bytes) -> bool:
 class ExtractStage(SourceStage):
     name = "extract"
 
-    def __init__(self, config: ExtractConfig | None = None, domains: DomainsConfig | None = None):
-        super().__init__(config or ExtractConfig(), domains)
+    def __init__(
+        self,
+        config: ExtractConfig | None = None,
+        domains: DomainsConfig | None = None,
+        storage: StorageConfig | None = None,
+    ):
+        super().__init__(config or ExtractConfig(), domains, storage)
 
     def input_files(self, arguments: list[str]) -> list[str]:
-        return expand_crawl_inputs(arguments)
+        return expand_crawl_inputs(arguments, self.storage)
 
     def output_schema(self) -> pa.Schema:
         return DOCUMENT_SCHEMA
@@ -65,8 +71,8 @@ class ExtractStage(SourceStage):
             yield from self._read(path, stats, worker)
 
     def _read(self, path: str, stats: StageStats, worker: TimedWorker) -> Iterator[tuple[dict, Verdict]]:
-        dump = self.config.dump or PurePath(os.path.abspath(path)).parent.name
-        for item in read_warc(path, self.config.max_payload_bytes):
+        dump = self.config.dump or PurePath(path if is_object_uri(path) else os.path.abspath(path)).parent.name
+        for item in read_warc(path, self.config.max_payload_bytes, self.storage):
             if isinstance(item, ReadFault):
                 stats.count_in(0)
                 stats.count("read_faults", item.error)

@@ -1,0 +1,66 @@
+"""What an `s3://` input argument names, and what a Common Crawl paths listing lists.
+
+An argument is an object (`s3://bucket/key`, taken whatever its suffix), a prefix (every object
+under `s3://bucket/prefix/` with one of the stage's suffixes), or a glob on keys (`*` and `?` within
+one path segment, `**` across segments, as `glob.glob(recursive=True)` reads them locally).
+A paths listing (`warc.paths.gz`, `wet.paths.gz`, or any `*.paths[.gz]`, local or an object) holds
+one key a line, relative to `storage.paths_base_url` (`s3://commoncrawl/` by default): each is a
+file of the input whatever its suffix, so `head -3` of a listing is a slice of a crawl.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+
+from corpus_pipeline.storage.storage import Storage, is_object_uri, split_uri
+
+PATHS_LISTING_SUFFIXES = (".paths", ".paths.gz")
+_GLOB_CHARACTERS = re.compile(r"[*?\[]")
+
+
+def is_paths_listing(argument: str) -> bool:
+    return argument.endswith(PATHS_LISTING_SUFFIXES)
+
+
+def matching_objects(storage: Storage, argument: str, suffixes: tuple[str, ...]) -> list[str]:
+    """The object URIs `argument` names ([] when none)."""
+    bucket, key = split_uri(argument)
+    glob = _GLOB_CHARACTERS.search(key)
+    if glob is None:
+        try:
+            storage.info(argument)
+            return [argument]
+        except FileNotFoundError:  # not an object: a prefix, read as a directory
+            return [uri for uri in storage.list_prefix(bucket, key.rstrip("/") + "/") if uri.endswith(suffixes)]
+    base = key[: glob.start()].rpartition("/")[0]
+    pattern = _key_pattern(key)
+    return [uri for uri in storage.list_prefix(bucket, base) if pattern.fullmatch(split_uri(uri)[1])]
+
+
+def _key_pattern(glob: str) -> re.Pattern:
+    parts = []
+    for token in re.split(r"(\*\*/?|\*|\?|\[[^\]]*\])", glob):
+        if token.startswith("**"):
+            parts.append("(?:.*/)?" if token.endswith("/") else ".*")
+        elif token == "*":
+            parts.append("[^/]*")
+        elif token == "?":
+            parts.append("[^/]")
+        elif token.startswith("[") and token.endswith("]") and len(token) > 2:
+            parts.append("[" + ("^" + token[2:-1] if token[1] == "!" else token[1:-1]) + "]")
+        else:
+            parts.append(re.escape(token))
+    return re.compile("".join(parts))
+
+
+def paths_listing(storage: Storage, listing: str) -> list[str]:
+    """The files a paths listing names, in its order: relative keys joined to the base URL,
+    absolute URIs and paths as written."""
+    base = storage.config.paths_base_url.rstrip("/")
+    with storage.open(listing) as raw:
+        lines = (gzip.GzipFile(fileobj=raw) if listing.endswith(".gz") else raw).read().decode("utf-8").splitlines()
+    entries = [line.strip() for line in lines if line.strip()]
+    if not entries:
+        raise FileNotFoundError(f"--input {listing}: the paths listing lists no files")
+    return [entry if is_object_uri(entry) or entry.startswith("/") else f"{base}/{entry}" for entry in entries]

@@ -1,0 +1,160 @@
+"""`Storage`: open, size, identify and list files, local or `s3://bucket/key`, by one config.
+
+A stage holds one Storage (its config only: it is pickled to Spark executors, where the S3 client is
+made again, once per process). Local paths take the same calls as before this layer existed, so a
+run on local files costs what it did.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+from typing import BinaryIO
+
+from pyarrow import fs
+
+from corpus_pipeline.config.storage import StorageConfig
+from corpus_pipeline.storage.errors import access_error, missing_bucket
+from corpus_pipeline.storage.object_reader import RetryingObjectReader
+
+S3_SCHEME = "s3://"
+
+
+def is_object_uri(path: object) -> bool:
+    return str(path).startswith(S3_SCHEME)
+
+
+def split_uri(uri: str) -> tuple[str, str]:
+    """`s3://bucket/some/key` -> ("bucket", "some/key")."""
+    bucket, _, key = uri[len(S3_SCHEME) :].partition("/")
+    if not bucket:
+        raise ValueError(f"{uri}: no bucket named (expected s3://bucket/key)")
+    return bucket, key
+
+
+# The variables the AWS SDK reads: a client is made again when one of them changes in the process.
+_AWS_VARIABLES = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_ENDPOINT_URL",
+    "AWS_ENDPOINT_URL_S3",
+)
+
+
+def s3_filesystem(config: StorageConfig) -> fs.S3FileSystem:
+    """One client per process, config and AWS environment. Credentials are left to the AWS SDK's
+    default chain (environment, AWS_PROFILE and ~/.aws, instance and container roles), never
+    passed by us."""
+    return _s3_filesystem(config, tuple(os.environ.get(name) for name in _AWS_VARIABLES))
+
+
+@functools.lru_cache(maxsize=8)
+def _s3_filesystem(config: StorageConfig, aws_environment: tuple) -> fs.S3FileSystem:
+    env = os.environ.get
+    options: dict = {
+        "region": config.region or env("AWS_REGION") or env("AWS_DEFAULT_REGION") or "us-east-1",
+        "anonymous": config.anonymous,
+    }
+    endpoint = config.endpoint_url or env("AWS_ENDPOINT_URL_S3") or env("AWS_ENDPOINT_URL")
+    if endpoint:
+        options["endpoint_override"] = endpoint
+    return fs.S3FileSystem(**options)
+
+
+class Storage:
+    def __init__(self, config: StorageConfig | None = None):
+        self.config = config or StorageConfig()
+        # What a listing already told about each object (size, mtime): identity asks again otherwise,
+        # one HEAD request per object (~20 ms each on S3).
+        self._infos: dict[str, fs.FileInfo] = {}
+
+    def __getstate__(self) -> dict:
+        return {"config": self.config}  # no client, no cache: rebuilt in the executor
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["config"])
+
+    def s3(self) -> fs.S3FileSystem:
+        return s3_filesystem(self.config)
+
+    def open(self, path: str) -> BinaryIO:
+        """A buffered binary stream; an object is read in `read_block_bytes` blocks, each retried."""
+        if not is_object_uri(path):
+            return open(path, "rb")  # noqa: SIM115 - closed by the caller's context
+        key = "/".join(split_uri(path))
+        try:
+            reader = RetryingObjectReader(path, lambda: self.s3().open_input_file(key), self.config)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path}: no such object") from None
+        except OSError as error:
+            raise access_error(split_uri(path)[0], error) from None
+        return io.BufferedReader(reader, buffer_size=self.config.read_block_bytes)
+
+    def parquet_source(self, path: str):
+        """What pyarrow.parquet opens: the local path itself (memory-mapped reads), or the object."""
+        return self.open(path) if is_object_uri(path) else path
+
+    def exists(self, path: str) -> bool:
+        if not is_object_uri(path):
+            return os.path.isfile(path)
+        try:
+            self.info(path)
+            return True
+        except FileNotFoundError:
+            return False
+
+    def size(self, path: str) -> int:
+        return self.info(path).size if is_object_uri(path) else os.path.getsize(path)
+
+    def identity(self, path: str) -> str:
+        """What a task plan and a fingerprint know an input file by: path, size and modification
+        time (hashing 100 GB of WARC to decide whether to skip would cost as much as the stage).
+        An object: its URI, size and Last-Modified, from the listing when it listed it."""
+        if not is_object_uri(path):
+            stat = os.stat(path)
+            return f"{os.path.abspath(path)}|{stat.st_size}|{stat.st_mtime_ns}"
+        info = self.info(path)
+        return f"{path}|{info.size}|{info.mtime_ns}"
+
+    def info(self, uri: str) -> fs.FileInfo:
+        """The object's FileInfo; FileNotFoundError when there is none (a prefix is none either),
+        StorageAccessError when the bucket is missing or refuses us."""
+        if uri in self._infos:
+            return self._infos[uri]
+        bucket, key = split_uri(uri)
+        info = self._ask(bucket, lambda: self.s3().get_file_info(f"{bucket}/{key}"))
+        if info.type != fs.FileType.File:
+            if info.type == fs.FileType.NotFound:
+                self._check_bucket(bucket)
+            raise FileNotFoundError(f"{uri}: no such object")
+        self._infos[uri] = info
+        return info
+
+    def list_prefix(self, bucket: str, prefix: str) -> list[str]:
+        """The URIs of every object under `prefix` (a "directory": `prefix/...`), remembered for identity."""
+        selector = fs.FileSelector(f"{bucket}/{prefix}".rstrip("/"), recursive=True, allow_not_found=True)
+        infos = self._ask(bucket, lambda: self.s3().get_file_info(selector))
+        uris = []
+        for info in infos:
+            if info.type == fs.FileType.File:
+                uri = S3_SCHEME + info.path
+                self._infos[uri] = info
+                uris.append(uri)
+        return uris
+
+    def _check_bucket(self, bucket: str) -> None:
+        if self._ask(bucket, lambda: self.s3().get_file_info(bucket)).type == fs.FileType.NotFound:
+            raise missing_bucket(bucket)
+
+    def _ask(self, bucket: str, request):
+        try:
+            return request()
+        except FileNotFoundError:
+            raise
+        except OSError as error:
+            raise access_error(bucket, error) from None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import pickle
+from functools import partial
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -14,8 +16,12 @@ from s3_inputs import documents, run_source, upload
 from stage_fixtures import real_documents
 
 from corpus_pipeline.cli import EXIT_OK, main
-from corpus_pipeline.config import StorageConfig
+from corpus_pipeline.config import StorageConfig, load_config
+from corpus_pipeline.engine.registry import stage_spec
+from corpus_pipeline.engine.run import build_stage
 from corpus_pipeline.inputs import expand_crawl_inputs
+from corpus_pipeline.pipeline.input_files import list_crawl_files, present_files
+from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 
 CRAWL_FILES = (
@@ -96,3 +102,27 @@ def test_an_object_is_identified_by_key_size_and_modification_time(s3_server, bu
     uri = f"s3://{bucket}/in/a.warc.gz"
     key, size, mtime = Storage().identity(uri).split("|")
     assert (key, size) == (uri, "5") and int(mtime) > 0
+
+
+def test_a_stage_pickled_as_spark_ships_it_reads_objects_in_the_new_process(s3_server, bucket, crawl_files):
+    """Spark pickles the stage to its executors: the storage config travels, the client and the
+    listing cache do not (an S3 client cannot be pickled, and the cache is the driver's)."""
+    uri = upload(s3_server, bucket, crawl_files[2:], "wet")[0]
+    stage = build_stage(stage_spec("extract"), load_config(None, [f"storage.endpoint_url={s3_server.endpoint}"]))
+    assert stage.input_files([f"s3://{bucket}/wet/"]) == [uri]
+    shipped = pickle.loads(pickle.dumps(stage))
+    assert shipped.storage.config.endpoint_url == s3_server.endpoint and shipped.storage._infos == {}
+    rows = [row for row, verdict in shipped.read(uri, StageStats("extract")) if verdict is None]
+    assert [row["url"] for row in rows] == ["https://an.wikipedia.org/wiki/Escopete"]  # the WET page
+
+
+def test_the_pipeline_lists_objects_and_tells_vanished_ones(s3_server, bucket):
+    client = s3_server.client()
+    for key in ("in/a.warc.gz", "in/b.warc.gz"):
+        client.put_object(Bucket=bucket, Key=key, Body=b"-")
+    storage = Storage()
+    files = list_crawl_files([f"s3://{bucket}/in/"], partial(expand_crawl_inputs, storage=storage))
+    assert files == [f"s3://{bucket}/in/a.warc.gz", f"s3://{bucket}/in/b.warc.gz"]
+    client.delete_object(Bucket=bucket, Key="in/b.warc.gz")
+    assert present_files(files, Storage()) == (files[:1], files[1:])
+    assert list_crawl_files([f"s3://{bucket}/not-yet/"], partial(expand_crawl_inputs, storage=storage)) == []

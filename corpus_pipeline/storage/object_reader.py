@@ -22,7 +22,7 @@ class RetryingObjectReader(io.RawIOBase):
         self.uri = uri
         self._open_file = open_file  # -> a pyarrow RandomAccessFile; called again after a failure
         self._config = config
-        self._file = open_file()
+        self._file = self._retrying(open_file, "open")
         self._size = self._file.size()
         self._position = 0
 
@@ -44,37 +44,40 @@ class RetryingObjectReader(io.RawIOBase):
         wanted = min(len(buffer), self._size - self._position)
         if wanted <= 0:
             return 0
-        data = self._read_block(wanted)
+        data = self._retrying(lambda: self._read_at(wanted), f"read at byte {self._position} of {self._size}")
         buffer[: len(data)] = data
         self._position += len(data)
         return len(data)
 
-    def _read_block(self, size: int) -> bytes:
+    def _read_at(self, size: int) -> bytes:
+        if self._file is None:  # the previous attempt failed: a fresh connection
+            self._file = self._open_file()
+        try:
+            data = self._file.read_at(size, self._position)
+        except OSError:
+            self._file = None
+            raise
+        if not data:  # the object shrank under us: not a transient fault, but retried all the same
+            raise OSError(f"{size} bytes expected, 0 read")
+        return data
+
+    def _retrying(self, action: Callable, what: str):
         retries = self._config.read_retries
         attempt = 0
         while True:
             try:
-                data = self._file.read_at(size, self._position)
-                if not data:  # the object shrank under us: not a transient fault
-                    raise OSError(f"{size} bytes expected, 0 read")
-                return data
+                return action()
+            except FileNotFoundError:  # deleted since it was listed: no retry brings it back
+                raise
             except OSError as error:
                 if attempt == retries:
                     raise ObjectReadError(
-                        f"{self.uri}: read failed at byte {self._position} of {self._size} after "
-                        f"{retries + 1} attempts: {redact(str(error))}"
+                        f"{self.uri}: {what} failed after {retries + 1} attempts: {redact(str(error))}"
                     ) from None
             time.sleep(self._config.retry_backoff_seconds * 2**attempt)
             attempt += 1
-            self._reopen()
-
-    def _reopen(self) -> None:
-        try:
-            self._file = self._open_file()
-        except OSError:  # the store is still down: the next read_at on the old file says so again
-            pass
 
     def close(self) -> None:
-        if not self.closed:
+        if not self.closed and self._file is not None:
             self._file.close()
         super().close()

@@ -55,6 +55,8 @@ def s3_filesystem(config: StorageConfig) -> fs.S3FileSystem:
 
 @functools.lru_cache(maxsize=8)
 def _s3_filesystem(config: StorageConfig, aws_environment: tuple) -> fs.S3FileSystem:
+    # `aws_environment` is only the cache key (held in memory, never printed); the SDK reads the
+    # variables itself. Its standard retry strategy (3 tries a request) runs inside each of our attempts.
     env = os.environ.get
     options: dict = {
         "region": config.region or env("AWS_REGION") or env("AWS_DEFAULT_REGION") or "us-east-1",
@@ -69,8 +71,8 @@ def _s3_filesystem(config: StorageConfig, aws_environment: tuple) -> fs.S3FileSy
 class Storage:
     def __init__(self, config: StorageConfig | None = None):
         self.config = config or StorageConfig()
-        # What a listing already told about each object (size, mtime): identity asks again otherwise,
-        # one HEAD request per object (~20 ms each on S3).
+        # What a listing already told about each object (size, mtime): identity would otherwise ask
+        # again, one HEAD request per object, where a listing answers for 1,000 objects at once.
         self._infos: dict[str, fs.FileInfo] = {}
 
     def __getstate__(self) -> dict:
@@ -83,7 +85,8 @@ class Storage:
         return s3_filesystem(self.config)
 
     def open(self, path: str) -> BinaryIO:
-        """A buffered binary stream; an object is read in `read_block_bytes` blocks, each retried."""
+        """A buffered binary stream; an object is opened and read in `read_block_bytes` blocks,
+        each retried, then ObjectReadError (an OSError, the readers' read fault)."""
         if not is_object_uri(path):
             return open(path, "rb")  # noqa: SIM115 - closed by the caller's context
         key = "/".join(split_uri(path))
@@ -91,8 +94,6 @@ class Storage:
             reader = RetryingObjectReader(path, lambda: self.s3().open_input_file(key), self.config)
         except FileNotFoundError:
             raise FileNotFoundError(f"{path}: no such object") from None
-        except OSError as error:
-            raise access_error(split_uri(path)[0], error) from None
         return io.BufferedReader(reader, buffer_size=self.config.read_block_bytes)
 
     def parquet_source(self, path: str):

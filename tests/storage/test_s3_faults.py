@@ -22,13 +22,18 @@ SECRET = "wJalrXUtnFEMI-never-print-this-K7MDENG"
 
 
 class FlakyStore:
-    """The real client, except that reads past byte `from_byte` fail `failures` times in all
-    (across reopens), as a connection reset in the middle of a GET does."""
+    """The real client, except that opening fails `open_failures` times, and reads past byte
+    `from_byte` fail `failures` times in all (across reopens), as a connection reset in the middle
+    of a GET does."""
 
-    def __init__(self, real, from_byte: int, failures: float, message: str = "connection reset by peer"):
+    def __init__(self, real, from_byte: int, failures: float, message: str, open_failures: int = 0):
         self.real, self.from_byte, self.failures, self.message = real, from_byte, failures, message
+        self.open_failures = open_failures
 
     def open_input_file(self, path):
+        if self.open_failures > 0:
+            self.open_failures -= 1
+            raise OSError("AWS Error SLOW_DOWN during HeadObject operation: Please reduce your request rate.")
         return FlakyFile(self.real.open_input_file(path), self)
 
     def __getattr__(self, name):
@@ -54,9 +59,9 @@ def excerpt_object(s3_server, bucket):
     return upload(s3_server, bucket, [shared_data(f"warc/{EXCERPT}")], "warc")[0]
 
 
-def flaky(monkeypatch, failures: float, message: str = "connection reset by peer") -> FlakyStore:
+def flaky(monkeypatch, failures: float, message: str = "connection reset by peer", open_failures: int = 0):
     """Every Storage of this test reads through one FlakyStore over its real client."""
-    store = FlakyStore(None, from_byte=70_000, failures=failures, message=message)
+    store = FlakyStore(None, 70_000, failures, message, open_failures)
 
     def client(storage: Storage) -> FlakyStore:
         store.real = s3_filesystem(storage.config)
@@ -68,9 +73,9 @@ def flaky(monkeypatch, failures: float, message: str = "connection reset by peer
 
 def test_a_read_that_fails_mid_object_is_retried_from_where_it_stopped(monkeypatch, excerpt_object, tmp_path):
     clean = run_source("extract", [excerpt_object], tmp_path / "clean", *SMALL_BLOCKS)
-    store = flaky(monkeypatch, failures=2)
+    store = flaky(monkeypatch, failures=2, open_failures=1)
     retried = run_source("extract", [excerpt_object], tmp_path / "retried", *SMALL_BLOCKS, "storage.read_retries=2")
-    assert store.failures == 0  # both failures happened, and both were retried
+    assert store.failures == store.open_failures == 0  # every failure happened, and each was retried
     assert retried.stats.kept == clean.stats.kept == 15  # of 16 responses: one has no main text
     assert documents(retried) == documents(clean)
 

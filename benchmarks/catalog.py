@@ -147,6 +147,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "57-60 s wall per run, 4 runs; the first call also builds its peer venv in /tmp/peer",
     ),
     Benchmark(
+        "s3-read",
+        ("benchmarks/bench_s3_read.py",),
+        "the storage layer reading 100 MB from a loopback S3 server (moto) against pyarrow's own stream and a "
+        "local file; extract on the 1,432 pages as s3:// objects against the same local files",
+        "~6 min, 2 reps (--records 200 --mb 20 --reps 1: ~15 s)",
+    ),
+    Benchmark(
         "quality-drops",
         ("benchmarks/quality_drop_report.py",),
         "not a timing: which quality rule drops how many of the real pages, with examples",

@@ -123,7 +123,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ("benchmarks/bench_mix.py", "--work", "/tmp/mix-bench", "--sizes", "100000,300000"),
         "mix against tokenize on the same generated documents, Spark local[2] with 4g: time, peak memory per "
         "process, growth with the size (--sizes 100000,1000000 for the 1M run)",
-        "~40 min for 100k and 300k (README.md: bench_mix)",
+        "61 min for 100k and 300k at load 2-7, generating the inputs and the tokenizer included",
     ),
     Benchmark(
         "decontam",

@@ -7,7 +7,7 @@ import glob
 import os
 
 from corpus_pipeline.storage import Storage, is_object_uri
-from corpus_pipeline.storage.listing import is_paths_listing, matching_objects, paths_listing
+from corpus_pipeline.storage.listing import has_suffix, is_paths_listing, matching_objects, paths_listing
 
 CRAWL_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".wet", ".wet.gz", ".warc.wet.gz")
 
@@ -34,7 +34,7 @@ def expand_inputs(
             found.update(matches)
         elif os.path.isdir(argument):
             for root, _, names in os.walk(argument):
-                found.update(os.path.join(root, n) for n in names if n.endswith(suffixes))
+                found.update(os.path.join(root, n) for n in names if has_suffix(n, suffixes))
         elif os.path.isfile(argument):
             found.add(argument)
         else:

@@ -25,12 +25,13 @@ from corpus_pipeline.ingest.wikipedia import read_wikipedia
 from corpus_pipeline.inputs import expand_inputs
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict, VerdictTable
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage.listing import has_suffix
 
 FORMAT_SUFFIXES: dict[str, tuple[str, ...]] = {
     "jsonl": (".jsonl", ".jsonl.gz", ".jsonl.zst", ".jsonl.bz2", ".ndjson", ".ndjson.gz"),
     "parquet": (".parquet",),
     "text": (".txt", ".txt.gz", ".txt.zst", ".txt.bz2"),
-    "wikipedia": (".xml", ".xml.bz2", ".xml.gz"),
+    "wikipedia": (".xml", ".xml.bz2", ".xml.gz", ".xml-p*.bz2"),
 }
 # Readers that yield tables of up to `rows` documents, and readers that add one record at a time.
 _TABLE_READERS = {"jsonl": read_jsonl, "parquet": read_parquet}
@@ -51,7 +52,7 @@ def file_format(path: str, configured: str) -> str:
     if configured != "auto":
         return configured
     for name, suffixes in FORMAT_SUFFIXES.items():
-        if path.lower().endswith(suffixes):
+        if has_suffix(path.lower(), suffixes):
             return name
     known = ", ".join(suffix for suffixes in FORMAT_SUFFIXES.values() for suffix in suffixes)
     raise ValueError(f"{path}: cannot tell its format from its name ({known}): give --format")

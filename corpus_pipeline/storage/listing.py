@@ -10,6 +10,7 @@ file of the input whatever its suffix, so `head -3` of a listing is a slice of a
 
 from __future__ import annotations
 
+import fnmatch
 import gzip
 import re
 
@@ -23,6 +24,14 @@ def is_paths_listing(argument: str) -> bool:
     return argument.endswith(PATHS_LISTING_SUFFIXES)
 
 
+def has_suffix(name: str, suffixes: tuple[str, ...]) -> bool:
+    """`name` ends with one of `suffixes`; a suffix with `*` is a glob on the name's end (Wikipedia's
+    dump parts are named `enwiki-20240601-pages-articles1.xml-p1p41242.bz2`: `.xml-p*.bz2`)."""
+    return name.endswith(tuple(s for s in suffixes if "*" not in s)) or any(
+        fnmatch.fnmatchcase(name, "*" + s) for s in suffixes if "*" in s
+    )
+
+
 def matching_objects(storage: Storage, argument: str, suffixes: tuple[str, ...]) -> list[str]:
     """The object URIs `argument` names ([] when none)."""
     bucket, key = split_uri(argument)
@@ -32,7 +41,7 @@ def matching_objects(storage: Storage, argument: str, suffixes: tuple[str, ...])
             storage.info(argument)
             return [argument]
         except FileNotFoundError:  # not an object: a prefix, read as a directory
-            return [uri for uri in storage.list_prefix(bucket, key.rstrip("/") + "/") if uri.endswith(suffixes)]
+            return [uri for uri in storage.list_prefix(bucket, key.rstrip("/") + "/") if has_suffix(uri, suffixes)]
     base = key[: glob.start()].rpartition("/")[0]
     pattern = _key_pattern(key)
     return [uri for uri in storage.list_prefix(bucket, base) if pattern.fullmatch(split_uri(uri)[1])]

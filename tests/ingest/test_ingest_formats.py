@@ -99,3 +99,13 @@ def test_wikipedia_dump_keeps_articles_with_their_urls_and_rejects_redirects(tmp
     for article in articles:  # markup, references, file and category links are gone
         assert not any(mark in article["text"] for mark in ("{{", "[[", "<ref", "Category:", "thumb|"))
     assert all(" -> " in r["reject_detail"] for r in redirects)
+
+
+def test_a_folder_of_wikipedia_dump_parts_is_read_by_their_names(tmp_path):
+    """Wikipedia names the parts of a split dump `...-pages-articles1.xml-p1p41242.bz2`."""
+    (tmp_path / "dumps").mkdir()
+    wikipedia_dump(tmp_path / "dumps" / "enwiki-20240601-pages-articles1.xml-p1p41242.bz2", pages=10)
+    wikipedia_dump(tmp_path / "dumps" / "enwiki-20240601-pages-articles2.xml-p41243p151573.bz2", pages=20)
+    result = ingest([tmp_path / "dumps"], tmp_path / "out")
+    assert result.stats.tasks == 2 and result.stats.extra["formats"] == {"wikipedia": 2}
+    assert result.stats.docs_in == 30

@@ -87,6 +87,11 @@ class MixConfig(Strict):
             raise ValueError(f"phase names repeat: {names}")
         return self
 
+    @property
+    def builds_the_shards(self) -> bool:
+        """Targets (or phases) set: a run's shards are mix's, built to them; else tokenize's."""
+        return bool(self.targets or self.phases)
+
     def weight_columns(self) -> dict[str, tuple[tuple[float | None, float | None, int], ...]]:
         """Column -> its tiers as (min, max, weight), for every weighting configured."""
         columns = {"dup_cluster_size": self.rehydration} if self.rehydration else {}

@@ -137,9 +137,8 @@ def _night_config(config: PipelineConfig, new: dict[str | None, dict[str, str]])
 
 def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log, entry: dict) -> int:
     from corpus_pipeline.pipeline.snapshots import current_snapshot
-    from corpus_pipeline.pipeline.steps import mixes
 
-    if config.nightly.min_shares and not mixes(config):
+    if config.nightly.min_shares and not config.mix.builds_the_shards:
         raise ValueError("nightly.min_shares bounds mix shares: set mix.targets (or mix.phases) too")
     current = current_snapshot(layout.corpus)
     processed = current.processed_inputs() if current else set()

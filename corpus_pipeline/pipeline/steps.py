@@ -151,13 +151,8 @@ def train_tokenizer(ctx: RunContext) -> StepOutcome:
     return StepOutcome(status, result.output, notes={"vocab_size": record["vocab_size"], "sha256": record["sha256"]})
 
 
-def mixes(config) -> bool:
-    """mix targets (or phases) set: the run's shards are mix's, built to them; else tokenize's."""
-    return bool(config.mix.targets or config.mix.phases)
-
-
 def tokenize(ctx: RunContext) -> StepOutcome:
-    if mixes(ctx.config):
+    if ctx.config.mix.builds_the_shards:
         return StepOutcome("not needed", notes={"why": "mix writes the shards (mix.targets)"})
     tokens = _stage_dir(ctx, "tokenize")
     result = run_stage("tokenize", ctx.documents, tokens, ctx.config, ctx.executor, tokenizer=ctx.tokenizer)
@@ -167,8 +162,7 @@ def tokenize(ctx: RunContext) -> StepOutcome:
 
 def mix(ctx: RunContext) -> StepOutcome:
     """Shards at target shares (mix.targets or mix.phases), which the model then trains on."""
-    settings = ctx.config.mix
-    if not settings.targets and not settings.phases:
+    if not ctx.config.mix.builds_the_shards:
         return StepOutcome("not needed", notes={"why": "no mix.targets: tokenize's shards are the corpus"})
     result = run_stage(
         "mix", [ctx.documents], _stage_dir(ctx, "mix"), ctx.config, ctx.executor, tokenizer=ctx.tokenizer

@@ -47,9 +47,11 @@ def test_dedup_keeps_the_priority_sources_copy_and_each_source_keeps_its_own_pii
     rejected = pq.read_table(run_dir / "04_dedup" / "_rejected" / "reason=exact_duplicate")
     # The mirror's five copies go; the news articles they copy stay (news has the higher priority).
     assert rejected.column("source").to_pylist() == ["mirror"] * MIRRORED
-    assert sorted(rejected.column("reject_detail").to_pylist()) == [f"pd-{n}" for n in range(MIRRORED)]
+    # Ingested ids carry their source's prefix (ingest.id_prefix "news:" in pipeline.sources).
+    originals = [f"news:pd-{n}" for n in range(MIRRORED)]
+    assert sorted(rejected.column("reject_detail").to_pylist()) == originals
     deduplicated = pq.read_table(run_dir / "04_dedup", columns=["id", "source"])
-    assert {f"pd-{n}" for n in range(MIRRORED)} <= set(deduplicated.column("id").to_pylist())
+    assert set(originals) <= set(deduplicated.column("id").to_pylist())
 
     final = pq.read_table(result.context.documents, columns=["source", "domain", "text"]).to_pylist()
     with_address = {
@@ -68,10 +70,17 @@ def test_the_run_ends_in_mix_shards_at_the_target_shares_of_its_sources(multi_so
     steps = {s["step"]: s for s in result.record.data["steps"] if "source" not in s}
     assert steps["tokenize"]["status"] == "not needed" and steps["mix"]["status"] == "ran"
     assert result.context.tokens == run_dir / "mix"
-    groups = json.loads((run_dir / "mix" / "manifest.json").read_text())["mix"]["groups"]
+    mix = json.loads((run_dir / "mix" / "manifest.json").read_text())["mix"]
+    documents = pq.read_table(run_dir / "mix" / "documents.parquet", columns=["source", "token_count"])
+    # Whole documents: a group ends at the document nearest its budget, so it misses it by half
+    # its largest document at most. Here that is coarse (a Wikipedia article is ~6 % of the 360k
+    # tokens), so the bound is checked, not 1 point (tests/mix checks 1 point on finer data).
+    largest: dict[str, int] = {}
+    for row in documents.to_pylist():
+        largest[row["source"]] = max(largest.get(row["source"], 0), row["token_count"])
     for name, target in {"wiki": 0.5, "news": 0.3, "web": 0.2}.items():
-        assert abs(groups[name]["achieved"] - target) < 0.01
-    documents = pq.read_table(run_dir / "mix" / "documents.parquet", columns=["source"])
+        budget = target * mix["budget_tokens"]
+        assert abs(mix["groups"][name]["tokens"] - budget) <= (largest[name] + 1) / 2
     assert set(pc.unique(documents.column("source")).to_pylist()) == {"wiki", "news", "web"}
     page = (run_dir / "report" / "index.html").read_text(encoding="utf-8")
     assert "each source up to dedup" in page and "<td>wiki</td><td>ingest</td><td>206</td>" in page

@@ -76,16 +76,18 @@ def sources_yaml(paths: dict[str, Path]) -> str:
     )
 
 
-def multi_source_config(data_root: Path, *overrides: str) -> PipelineConfig:
+def multi_source_overrides(data_root: Path, *overrides: str) -> list[str]:
+    """The `--set` assignments of a four-source run over the sources written under `data_root`."""
     paths = write_sources(data_root / "inputs")
-    return load_config(
-        None,
-        [
-            *small_run_overrides(data_root),
-            sources_yaml(paths),
-            # 20 documents a language before a gate applies: these sources hold fewer of some.
-            "quality.gates.min_documents=100000",
-            "mix.targets={wiki: 0.5, news: 0.3, web: 0.2}",
-            *overrides,
-        ],
-    )
+    return [
+        *small_run_overrides(data_root),
+        sources_yaml(paths),
+        # 20 documents a language before a gate applies: these sources hold fewer of some.
+        "quality.gates.min_documents=100000",
+        "mix.targets={wiki: 0.5, news: 0.3, web: 0.2}",
+        *overrides,
+    ]
+
+
+def multi_source_config(data_root: Path, *overrides: str) -> PipelineConfig:
+    return load_config(None, multi_source_overrides(data_root, *overrides))

@@ -21,6 +21,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+import pyarrow.compute as pc
 
 from corpus_pipeline.config import EngineConfig, TokenizeConfig
 from corpus_pipeline.config.mix import MixConfig
@@ -124,7 +125,18 @@ class MixStage(GlobalStage):
             for repair, count in summary["repairs"].items():
                 stats.count("repairs", repair, count)
         write_left_out(work, table, plan, stats)
+        languages = pc.fill_null(table.column("language"), "unknown").combine_chunks().dictionary_encode()
+        language_of = languages.indices.to_numpy(zero_copy_only=False)
+        text_tokens = table.column("text_tokens").to_numpy()
         for phase in plan.phases:
+            # Text tokens per language of what the shards hold, repeats counted: tokenize's counter,
+            # which the report's "tokens per language" chart reads.
+            by_language = np.bincount(
+                language_of[phase.entries], weights=text_tokens[phase.entries], minlength=len(languages.dictionary)
+            )
+            for language, tokens in zip(languages.dictionary.to_pylist(), by_language, strict=True):
+                if tokens:
+                    stats.count("tokens_by_language", language, int(tokens))
             for group, tokens in phase.group_tokens.items():
                 stats.count("tokens_by_group", group, tokens)
             stats.count("tokens", "shard", sum(phase.group_tokens.values()))

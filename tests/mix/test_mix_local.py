@@ -65,6 +65,13 @@ def test_achieved_shares_match_the_targets_in_documents_parquet_and_the_idx(tmp_
         expected = tokenizer.encode(texts[documents.column("id")[number].as_py()], add_special_tokens=False).ids
         assert shards.document(number).tolist() == expected
     assert result.stats.docs_in == result.stats.kept + sum(result.stats.dropped.values()) == 100
+    # Text tokens per language of what the shards hold, repeats counted (the report's chart).
+    by_language: dict[str, int] = {}
+    for row in documents.select(["language", "token_count"]).to_pylist():
+        by_language[row["language"] or "unknown"] = (
+            by_language.get(row["language"] or "unknown", 0) + row["token_count"]
+        )
+    assert result.stats.extra["tokens_by_language"] == by_language and len(by_language) >= 2
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (dev tool) validates the manifest schema")
     jsonschema.validate(manifest, json.loads((PROJECT_ROOT / "schemas" / "manifest.schema.json").read_text()))
 

@@ -101,7 +101,9 @@ def test_short_items_match_whole_digit_runs_and_shared_template_never_match(tmp_
         f"Yesterday The Quick Brown Fox jumps over the LAZY dog again. {ENGLISH[30]}",
         f"He moved to New York. {ENGLISH[31]}",
         "Table: " + " | ".join(str(n) for n in range(1, 30)),
-        f"{ENGLISH[32]} {template} {ENGLISH[33]}",
+        # "midday" after the template: an n-gram across its end must not meet an item's by chance
+        # (the packaged fallback text puts "In ..." after it in one item and in ENGLISH[33]).
+        f"{ENGLISH[32]} {template} midday. {ENGLISH[33]}",
         f"quick brown fox jumps over the lazy dog {ENGLISH[34]}",  # 8 of its 9 words
     ]
     verdicts, _, stats = _run(stage, texts)

@@ -33,7 +33,10 @@ def register(verbs) -> dict[str, argparse.ArgumentParser]:
         parser = verbs.add_parser(spec.name, help=spec.help)
         names = ("--input", "--seeds") if spec.input == "seeds" else ("--input",)
         many = "+" if spec.input in ("files", "datasets") or spec.many_inputs else None
-        parser.add_argument(*names, dest="input", nargs=many, help=_INPUT_HELP[spec.input])
+        help_text = _INPUT_HELP[spec.input]
+        if spec.many_inputs:  # dedup and mix read several stages (a run's sources) as one corpus
+            help_text = "one or more stage output directories, read as one corpus (--run-dir: the previous stage's)"
+        parser.add_argument(*names, dest="input", nargs=many, help=help_text)
         parser.add_argument("--output", type=Path, help="the stage directory to write")
         parser.add_argument("--run-dir", type=Path, help="take --input and --output from this run directory")
         for option in spec.options:

@@ -5,16 +5,18 @@ conservation: every WARC record is in the shards or in exactly one `_rejected/` 
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from pipeline_inputs import rejected_rows, small_config, small_run_overrides, warc_record_count, write_demo_warc
+from pipeline_inputs import (
+    rejected_rows,
+    run_and_kill_when,
+    small_config,
+    small_run_overrides,
+    warc_record_count,
+    write_demo_warc,
+)
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.pipeline import exit_codes
@@ -24,8 +26,6 @@ from corpus_pipeline.pipeline.runner import run_pipeline
 pytestmark = pytest.mark.spark
 
 SHARD_FILES = ("*.bin", "*.idx", "manifest.json", "tokenizer.json")
-# The killed run needs a JVM start and three stages before dedup: ~15 s idle, minutes on a busy box.
-DEDUP_START_TIMEOUT_S = 300
 
 
 def _inputs(root: Path) -> list[Path]:
@@ -53,28 +53,12 @@ def _run_arguments(root: Path) -> list[str]:
     return ["run", "--runner", "local"] + [arg for override in overrides for arg in ("--set", override)]
 
 
-def _kill_when_dedup_starts(command: list[str], run_dir: Path, log: Path) -> None:
-    with log.open("wb") as out:
-        # Its own process group: SIGKILL takes the Python driver and its JVM down together, as a
-        # lost driver machine would.
-        driver = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + DEDUP_START_TIMEOUT_S
-        while not any(run_dir.glob(".04_dedup.inprogress-*")):
-            assert driver.poll() is None, f"the run ended (exit {driver.returncode}) before dedup: {log.read_text()}"
-            assert time.monotonic() < deadline, f"dedup did not start in {DEDUP_START_TIMEOUT_S} s"
-            time.sleep(0.05)
-    finally:
-        os.killpg(driver.pid, signal.SIGKILL)
-        driver.wait()
-
-
 def test_kill_9_in_dedup_then_rerun_continues_and_gives_identical_shards(reference, tmp_path, capsys):
     result, _ = reference
     _inputs(tmp_path)
     run_dir = tmp_path / "runs" / "demo"
     arguments = _run_arguments(tmp_path)
-    _kill_when_dedup_starts([sys.executable, "-m", "corpus_pipeline.cli", *arguments], run_dir, tmp_path / "killed.log")
+    run_and_kill_when(arguments, run_dir, ".04_dedup.inprogress-*", tmp_path / "killed.log")
 
     assert not (run_dir / "04_dedup").exists(), "the kill came after dedup finished"
     record = json.loads((run_dir / "run_record.json").read_text())

@@ -5,16 +5,12 @@ documents.parquet are byte-identical to those of a run that was never interrupte
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 from multi_source_inputs import multi_source_overrides
+from pipeline_inputs import run_and_kill_when
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.pipeline import exit_codes
@@ -22,27 +18,10 @@ from corpus_pipeline.pipeline import exit_codes
 pytestmark = pytest.mark.spark  # dedup's decisions are Spark jobs whatever the runner
 
 MIX_FILES = ("*.bin", "*.idx", "manifest.json", "documents.parquet")
-# Three sources before the last one starts: ~20 s idle, minutes on a busy machine.
-LAST_SOURCE_TIMEOUT_S = 300
 
 
 def _mix_bytes(mix: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for pattern in MIX_FILES for p in sorted(mix.glob(pattern))}
-
-
-def _kill_when_reading(command: list[str], work_glob: str, source_dir: Path, log: Path) -> None:
-    with log.open("wb") as out:
-        # Its own process group: SIGKILL takes the driver and anything it started down together.
-        driver = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + LAST_SOURCE_TIMEOUT_S
-        while not any(source_dir.glob(work_glob)):
-            assert driver.poll() is None, f"the run ended (exit {driver.returncode}) first: {log.read_text()}"
-            assert time.monotonic() < deadline, f"{work_glob} did not appear in {LAST_SOURCE_TIMEOUT_S} s"
-            time.sleep(0.05)
-    finally:
-        os.killpg(driver.pid, signal.SIGKILL)
-        driver.wait()
 
 
 def test_kill_9_in_the_last_source_then_rerun_reuses_the_others_and_gives_identical_mix(tmp_path, spark):
@@ -50,8 +29,7 @@ def test_kill_9_in_the_last_source_then_rerun_reuses_the_others_and_gives_identi
     arguments += [arg for override in multi_source_overrides(tmp_path) for arg in ("--set", override)]
     run_dir = tmp_path / "runs" / "demo"
     wiki = run_dir / "sources" / "wiki"
-    command = [sys.executable, "-m", "corpus_pipeline.cli", *arguments]
-    _kill_when_reading(command, ".01_ingest.inprogress-*", wiki, tmp_path / "killed.log")
+    run_and_kill_when(arguments, wiki, ".01_ingest.inprogress-*", tmp_path / "killed.log")
     assert not (wiki / "01_ingest").exists(), "the kill came after the wiki source finished"
 
     # The rerun in this process: the same CLI, and the session's JVM instead of a second start.

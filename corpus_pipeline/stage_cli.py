@@ -16,6 +16,7 @@ from pathlib import Path
 from corpus_pipeline.cli_options import add_runner_options
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.engine.registry import STAGES, StageSpec, previous_documents_stage
+from corpus_pipeline.engine.stage_dir import Location, MissingInputError, child, location, read_success
 
 EXIT_OK, EXIT_USAGE = 0, 2
 _INPUT_HELP = {
@@ -37,8 +38,8 @@ def register(verbs) -> dict[str, argparse.ArgumentParser]:
         if spec.many_inputs:  # dedup and mix read several stages (a run's sources) as one corpus
             help_text = "one or more stage output directories, read as one corpus (--run-dir: the previous stage's)"
         parser.add_argument(*names, dest="input", nargs=many, help=help_text)
-        parser.add_argument("--output", type=Path, help="the stage directory to write")
-        parser.add_argument("--run-dir", type=Path, help="take --input and --output from this run directory")
+        parser.add_argument("--output", type=location, help="the stage directory to write (a path or s3://...)")
+        parser.add_argument("--run-dir", type=location, help="take --input and --output from this run directory")
         for option in spec.options:
             parser.add_argument(option.flag, help=option.help, nargs="+" if option.many else None)
         add_runner_options(parser, spec.default_runner)
@@ -51,10 +52,10 @@ def _dest(flag: str) -> str:
     return flag.lstrip("-").replace("-", "_")
 
 
-def _in_run(spec: StageSpec, run_dir: Path, config: PipelineConfig, relative: str) -> Path:
+def _in_run(spec: StageSpec, run_dir: Location, config: PipelineConfig, relative: str) -> Location:
     if relative.startswith("{"):
-        return Path(relative.format(data_root=config.data_root, run_id=config.run_id))
-    return run_dir / relative
+        return location(relative.format(data_root=config.data_root, run_id=config.run_id))
+    return child(run_dir, relative)
 
 
 def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineConfig) -> tuple[object, Path, dict]:
@@ -63,7 +64,7 @@ def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineCon
     if run_dir is not None:
         output = output or _in_run(spec, run_dir, config, spec.directory)
         if source is None and spec.input == "files":
-            source = [str(Path(config.data_root) / "crawl")]
+            source = [str(child(location(config.data_root), "crawl"))]
         elif source is None and spec.input == "documents":
             source = _in_run(spec, run_dir, config, _previous_directory(spec, run_dir))
     if source is None and spec.input == "datasets" and run_dir is not None:
@@ -78,20 +79,26 @@ def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineCon
         if value is None and option.required:
             raise UsageError(f"{spec.name}: {option.flag} is required")
         if value is not None and option.config_key is None:
-            options[_dest(option.flag)] = [str(v) for v in value] if option.many else Path(value)
+            options[_dest(option.flag)] = [str(v) for v in value] if option.many else location(value)
     if spec.many_inputs:
-        source = [Path(path) for path in (source if isinstance(source, list) else [source])]
+        source = [location(path) for path in (source if isinstance(source, list) else [source])]
     elif spec.input == "documents":
-        source = Path(source)
-    return source, Path(output), options
+        source = location(source)
+    return source, location(output), options
 
 
-def _previous_directory(spec: StageSpec, run_dir: Path) -> str:
-    """The directory of the run that `spec` reads: the previous stage's, or the source stage's that ran."""
-    from corpus_pipeline.engine.stage_dir import SUCCESS
-
+def _finished(directory: Location) -> bool:
     try:
-        return previous_documents_stage(spec.name, lambda directory: (run_dir / directory / SUCCESS).exists()).directory
+        read_success(directory)
+        return True
+    except MissingInputError:
+        return False
+
+
+def _previous_directory(spec: StageSpec, run_dir: Location) -> str:
+    """The directory of the run that `spec` reads: the previous stage's, or the source stage's that ran."""
+    try:
+        return previous_documents_stage(spec.name, lambda directory: _finished(child(run_dir, directory))).directory
     except ValueError as error:
         raise UsageError(str(error)) from None
 

@@ -44,7 +44,9 @@ class CrawlStage(GlobalStage):
     def layout(self, executor: Executor) -> str:
         return f"{self.config.tasks} domain groups" if executor.distributed else "one task"
 
-    def run(self, input_dir: Path | None, work: Path, executor: Executor) -> dict:
+    def run(self, input_dir: Path | None, work, executor: Executor) -> dict:
+        # Scrapy writes WARC files as it fetches: to a local or shared directory, never an object.
+        work = work.local_dir(self.name)
         seeds = read_seeds(self.seeds)
         for error in seeds.errors:
             print(f"{self.seeds}: {error}", file=sys.stderr)

@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.stage_dir import input_parts
-from corpus_pipeline.engine.task_output import TaskAttempt, task_identity_done
+from corpus_pipeline.engine.stage_dir import Location, input_parts
+from corpus_pipeline.engine.task_output import TaskAttempt, task_done
 from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.engine.tasks import split_verdicts, table_text_bytes
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 
 STAGE_NAME = "dedup"
 CLUSTER_FIELDS = (pa.field("dup_cluster_id", pa.string()), pa.field("dup_cluster_size", pa.int64()))
@@ -50,24 +50,27 @@ class DedupStage(GlobalStage):
     def inputs(self) -> list[Path]:
         return [self.index] if self.index is not None else []
 
-    def run(self, input_dir: Path | list[Path], work: Path, executor: Executor) -> dict:
+    def run(self, input_dir: Location | list[Location], work, executor: Executor) -> dict:
         from corpus_pipeline.dedup.spark_job import decided_documents
 
-        inputs = [input_parts(path) for path in (input_dir if isinstance(input_dir, list) else [input_dir])]
+        storage = work.storage
+        inputs = [input_parts(path, storage) for path in (input_dir if isinstance(input_dir, list) else [input_dir])]
         parts = [part for listed in inputs for part in listed]
         if not parts:
             return {}
         # Sources that skipped a stage lack its columns: every input's columns, nulls where absent.
-        input_schema = pa.unify_schemas([pq.read_schema(listed[0]) for listed in inputs if listed])
+        schemas = [storage.parquet_metadata(str(listed[0])).schema.to_arrow_schema() for listed in inputs if listed]
+        input_schema = pa.unify_schemas(schemas)
         if REJECT_DETAIL_FIELD.name in input_schema.names:
             raise ValueError(f"{input_dir} holds rejected rows ({REJECT_DETAIL_FIELD.name}); give a stage output")
         schema = input_schema
         for field in CLUSTER_FIELDS:
             if schema.get_field_index(field.name) < 0:
                 schema = schema.append(field)
-        decided, columns = decided_documents(executor.session(), parts, input_schema, self.config, self.index)
+        session = executor.session()
+        decided, columns = decided_documents(session, parts, input_schema, self.config, self.index, storage=storage)
         buckets = self.config.output_parts or len(parts)
-        _write_buckets(decided, columns, schema, work, buckets)
+        _write_buckets(decided, columns, schema, work.task_target, buckets, storage)
         return {}
 
 
@@ -75,7 +78,7 @@ def bucket_identity(bucket: int, buckets: int) -> str:
     return f"id bucket {bucket} of {buckets}"
 
 
-def _write_buckets(decided, columns, schema: pa.Schema, work: Path, buckets: int) -> None:
+def _write_buckets(decided, columns, schema: pa.Schema, work: str, buckets: int, storage: Storage) -> None:
     """Bucket = Murmur3(id) mod n, the hash Spark's own repartition(n, "id") uses, carried as a
     column: adaptive execution may coalesce shuffle partitions (4 became 1 on a small input), so a
     partition number is never taken for a bucket. A partition writes each bucket it holds."""
@@ -83,13 +86,11 @@ def _write_buckets(decided, columns, schema: pa.Schema, work: Path, buckets: int
 
     from corpus_pipeline.dedup.repeats import row_order
 
-    work_dir = str(work)
-
     def write(batches):
         for bucket, group in _buckets_of(batches):
             identity = bucket_identity(bucket, buckets)
-            if task_identity_done(Path(work_dir), part_name(bucket)) != identity:
-                write_bucket(group, columns, schema, Path(work_dir), bucket, identity)
+            if not task_done(work, part_name(bucket), identity, storage):
+                write_bucket(group, columns, schema, work, bucket, identity, storage)
             yield pa.RecordBatch.from_pylist([{"task_id": bucket, "docs_in": sum(b.num_rows for b in group)}])
 
     bucketed = decided.withColumn(_BUCKET, F.pmod(F.hash("id"), F.lit(buckets)))
@@ -113,10 +114,12 @@ def _buckets_of(batches) -> Iterator[tuple[int, list[pa.RecordBatch]]]:
         yield current, group
 
 
-def write_bucket(batches, columns, schema: pa.Schema, work: Path, bucket: int, identity: str) -> None:
+def write_bucket(
+    batches, columns, schema: pa.Schema, work: str, bucket: int, identity: str, storage: Storage | None = None
+) -> None:
     """One bucket's documents, each with its decision (`columns.reason` null: kept), to its files."""
     stats = StageStats(STAGE_NAME, tasks=1)
-    attempt = TaskAttempt(work, part_name(bucket), identity)
+    attempt = TaskAttempt(work, part_name(bucket), identity, storage=storage)
     try:
         out = attempt.stage(STAGE_NAME, schema, write_kept=True)
         for batch in batches:

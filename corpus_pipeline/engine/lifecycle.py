@@ -15,15 +15,18 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
-import pyarrow.parquet as pq
-
 from corpus_pipeline.config import EngineConfig
+from corpus_pipeline.engine import object_stage
 from corpus_pipeline.engine.stage_dir import (
     KEPT_HERE,
+    LocalWork,
+    Location,
     StageDir,
     check_output_apart,
     fingerprint,
     input_parts,
+    location,
+    open_stage_dir,
     read_success,
 )
 from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR, distribute, forget_task, task_identity_done
@@ -31,6 +34,7 @@ from corpus_pipeline.engine.task_plan import Task, file_identity, plan_file_task
 from corpus_pipeline.engine.tasks import Chain, run_chain_task
 from corpus_pipeline.stages.base import DocumentStage, SourceStage
 from corpus_pipeline.stats import StageStats, merge_task_stats
+from corpus_pipeline.storage import Storage, is_object_uri
 
 
 class Executor(Protocol):
@@ -44,14 +48,15 @@ class Executor(Protocol):
 
 @dataclass
 class StageResult:
-    output: Path
+    output: Location
     stats: StageStats
     skipped: bool  # True: an identical earlier run's output was reused
 
 
 class GlobalStage(ABC):
-    """A stage over all documents at once. The lifecycle gives it a work directory; it writes its
-    files there, its counters as `_tasks/*.json` (or through TaskAttempt commits), and returns."""
+    """A stage over all documents at once. The lifecycle gives it its work (LocalWork, or ObjectWork
+    for an `s3://` output: stage_dir.py, object_stage.py); it writes its files through it, its
+    counters as `_tasks/*.json` (or through TaskAttempt commits to `work.task_target`), and returns."""
 
     name: str = ""
 
@@ -67,10 +72,10 @@ class GlobalStage(ABC):
         return []
 
     @abstractmethod
-    def run(self, input_dir: Path | list[Path] | None, work: Path, executor: Executor) -> dict:
-        """Write the stage's output into `work`; returns facts for its `_SUCCESS` marker."""
+    def run(self, input_dir: Location | list[Location] | None, work, executor: Executor) -> dict:
+        """Write the stage's output through `work`; returns facts for its `_SUCCESS` marker."""
 
-    def finish(self, work: Path) -> None:  # noqa: B027 - an optional hook, not abstract
+    def finish(self, work) -> None:  # noqa: B027 - an optional hook, not abstract
         """Runs once every committed task's files are in `work` (token shards get their numbers)."""
 
 
@@ -84,33 +89,40 @@ def _stage_config(stage, write_kept: bool) -> str:
     return stage.config_fingerprint() + ("" if write_kept else " kept=passed-on")
 
 
-def chain_dirs(stages, source: list[str] | Path, outputs: list[Path], engine: EngineConfig) -> list[StageDir]:
+def chain_dirs(
+    stages, source: list[str] | Location, outputs: list[Location], engine: EngineConfig, storage: Storage | None = None
+) -> list[StageDir]:
     """The StageDir (output and fingerprint) of each stage of a chain, before anything runs."""
     if isinstance(source, list):
         identity = [file_identity(path, stages[0].storage) for path in source]
     else:
-        identity = [read_success(source)["fingerprint"]]
+        identity = [read_success(source, storage)["fingerprint"]]
+    if len({is_object_uri(output) for output in outputs}) > 1:
+        raise ValueError(f"a fused pass writes all its outputs locally or all to a store, not {outputs}")
     dirs = []
     for stage, output, keep in zip(stages, outputs, _writes_kept(len(stages), engine), strict=True):
-        dirs.append(StageDir(Path(output), fingerprint(stage.name, _stage_config(stage, keep), identity)))
+        digest = fingerprint(stage.name, _stage_config(stage, keep), identity)
+        dirs.append(open_stage_dir(location(output), digest, storage))
         identity = [dirs[-1].fingerprint]
     return dirs
 
 
 def run_chain(
     stages: list[SourceStage | DocumentStage],
-    source: list[str] | Path,
-    outputs: list[Path],
+    source: list[str] | Location,
+    outputs: list[Location],
     executor: Executor,
     engine: EngineConfig | None = None,
+    storage: Storage | None = None,
 ) -> list[StageResult]:
     """Run `stages` (a source stage first, reading the files `source`, or document stages reading
     the stage directory `source`) into `outputs`, one per stage, in one pass over each task."""
     engine = engine or EngineConfig()
+    storage = storage or Storage()
     inputs = list(source) if isinstance(source, list) else [source]
     for output in outputs:
         check_output_apart(output, inputs)
-    dirs = chain_dirs(stages, source, outputs, engine)
+    dirs = chain_dirs(stages, source, outputs, engine, storage)
     write_kept = _writes_kept(len(stages), engine)
     done = [stage_dir.is_done() for stage_dir in dirs]
     if all(done):
@@ -121,10 +133,11 @@ def run_chain(
     start = next((i + 1 for i in range(first - 1, -1, -1) if done[i] and dirs[i].kept_here()), 0)
     reused = [StageResult(d.output, d.done_stats(), skipped=True) for d in dirs[:start]]
     chain_input = source if start == 0 else dirs[start - 1].output
-    return reused + _run_tasks(stages[start:], chain_input, dirs[start:], write_kept[start:], executor, engine)
+    chain_input = source if start == 0 else dirs[start - 1].output
+    return reused + _run_tasks(stages[start:], chain_input, dirs[start:], write_kept[start:], executor, engine, storage)
 
 
-def _run_tasks(stages, source, dirs: list[StageDir], write_kept, executor, engine) -> list[StageResult]:
+def _run_tasks(stages, source, dirs: list[StageDir], write_kept, executor, engine, storage) -> list[StageResult]:
     started = time.perf_counter()
     works = [stage_dir.begin() for stage_dir in dirs]
     head = stages[0] if isinstance(stages[0], SourceStage) else None
@@ -132,33 +145,40 @@ def _run_tasks(stages, source, dirs: list[StageDir], write_kept, executor, engin
         tasks = plan_file_tasks(list(source), head.storage)
         schemas, documents = [head.output_schema()], stages[1:]
     else:
-        parts = input_parts(source)
-        tasks = plan_part_tasks(parts, engine.task_rows)
-        schemas, documents = [_input_schema(parts)], stages
+        parts = input_parts(source, storage)
+        tasks = plan_part_tasks(parts, engine.task_rows, storage)
+        schemas, documents = [_input_schema(parts, storage)], stages
     for stage in documents:
         schemas.append(stage.output_schema(schemas[-1]))
-    _forget_stale_tasks(works, tasks)
+    on_store = is_object_uri(dirs[-1].output)
+    if on_store:
+        object_stage.forget_stale_records(storage, dirs[-1].work, {task.name: task.identity for task in tasks})
+    else:
+        _forget_stale_tasks(works, tasks)
     chain = Chain(
-        work=str(works[-1]),
+        work=str(dirs[-1].work),
         source=head,
         stages=tuple(documents),
         schemas=tuple(schemas),
         write_kept=tuple(write_kept),
+        outputs=tuple((stage.name, str(d.output)) for stage, d in zip(stages, dirs, strict=True)) if on_store else (),
+        storage=storage,
     )
     label = " + ".join(stage.name for stage in stages)
     executor.map_tasks(partial(run_chain_task, chain), tasks, label)
-    stage_works = {stage.name: work for stage, work in zip(stages, works, strict=True)}
-    for task in tasks:
-        distribute(stage_works, works[-1], task.name)
+    if not on_store:
+        stage_works = {stage.name: work for stage, work in zip(stages, works, strict=True)}
+        for task in tasks:
+            distribute(stage_works, works[-1], task.name)
     return _publish(stages, dirs, write_kept, time.perf_counter() - started)
 
 
-def _input_schema(parts: list[Path]):
+def _input_schema(parts: list[Location], storage: Storage):
     if not parts:
         from corpus_pipeline.document import DOCUMENT_SCHEMA
 
         return DOCUMENT_SCHEMA
-    return pq.read_schema(parts[0])
+    return storage.parquet_metadata(str(parts[0])).schema.to_arrow_schema()
 
 
 def _forget_stale_tasks(works: list[Path], tasks: list[Task]) -> None:
@@ -171,17 +191,23 @@ def _forget_stale_tasks(works: list[Path], tasks: list[Task]) -> None:
             forget_task(works, name)
 
 
+def _task_seconds(stage_name: str, stage_dir, last) -> float:
+    if is_object_uri(stage_dir.output):
+        records = last.records()
+        return sum(r["stats"][stage_name].get("task_seconds", 0.0) for r in records if stage_name in r["stats"])
+    return merge_task_stats(stage_name, list((stage_dir.work / STATS_DIR).glob("*.json"))).task_seconds
+
+
 def _publish(stages, dirs: list[StageDir], write_kept, wall: float) -> list[StageResult]:
-    """Complete every stage's directory, then rename them into place in order."""
+    """Complete every stage's directory, then rename them into place (or write their manifests) in order."""
     fused = {"fused_with": [stage.name for stage in stages]} if len(stages) > 1 else {}
+    if is_object_uri(dirs[-1].output):
+        fused["area"] = dirs[-1].work  # where the pass's tasks committed, for every stage
     # A fused pass has one wall clock; each stage is given its share of the measured task time.
-    own = [
-        merge_task_stats(stage.name, list((stage_dir.work / STATS_DIR).glob("*.json"))).task_seconds
-        for stage, stage_dir in zip(stages, dirs, strict=True)
-    ]
+    own = [_task_seconds(stage.name, stage_dir, dirs[-1]) for stage, stage_dir in zip(stages, dirs, strict=True)]
     results = []
     for stage, stage_dir, keep, seconds in zip(stages, dirs, write_kept, own, strict=True):
-        kept = KEPT_HERE if keep else dirs[-1].output.name
+        kept = KEPT_HERE if keep else str(dirs[-1].output).rpartition("/")[2]
         stats = stage_dir.complete(stage.name, wall * seconds / (sum(own) or 1.0), kept=kept, **fused)
         results.append(StageResult(stage_dir.output, stats, skipped=False))
     for stage_dir in dirs:
@@ -189,31 +215,49 @@ def _publish(stages, dirs: list[StageDir], write_kept, wall: float) -> list[Stag
     return results
 
 
-def _input_dirs(input_dir: Path | list[Path] | None) -> list[Path]:
+def _input_dirs(input_dir: Location | list[Location] | None) -> list[Location]:
     return [] if input_dir is None else list(input_dir) if isinstance(input_dir, list) else [input_dir]
 
 
-def global_dir(stage: GlobalStage, input_dir: Path | list[Path] | None, output: Path, executor: Executor) -> StageDir:
-    identity = [read_success(path)["fingerprint"] for path in _input_dirs(input_dir)]
+def global_dir(
+    stage: GlobalStage,
+    input_dir: Location | list[Location] | None,
+    output: Location,
+    executor: Executor,
+    storage: Storage | None = None,
+) -> StageDir:
+    identity = [read_success(path, storage)["fingerprint"] for path in _input_dirs(input_dir)]
     identity += stage.input_identity(executor)
-    return StageDir(Path(output), fingerprint(stage.name, stage.config_fingerprint(), identity))
+    return open_stage_dir(location(output), fingerprint(stage.name, stage.config_fingerprint(), identity), storage)
 
 
 def run_global(
-    stage: GlobalStage, input_dir: Path | list[Path] | None, output: Path, executor: Executor
+    stage: GlobalStage,
+    input_dir: Location | list[Location] | None,
+    output: Location,
+    executor: Executor,
+    storage: Storage | None = None,
 ) -> StageResult:
     """Run a stage that sees every document at once (or none: crawl) through the one lifecycle;
     `input_dir` is a list for a stage that reads several stage directories (mix)."""
-    output = Path(output)
+    output = location(output)
+    storage = storage or Storage()
     check_output_apart(output, _input_dirs(input_dir) + stage.inputs())
-    stage_dir = global_dir(stage, input_dir, output, executor)
+    stage_dir = global_dir(stage, input_dir, output, executor, storage)
     if stage_dir.is_done():
         return StageResult(output, stage_dir.done_stats(), skipped=True)
     started = time.perf_counter()
     work = stage_dir.begin()
-    marker = stage.run(input_dir, work, executor) or {}
-    for committed in sorted((work / COMMITTED_DIR).glob("*")):
-        distribute({stage.name: work}, work, committed.name)
-    stage.finish(work)
-    stats = stage_dir.finish(stage.name, time.perf_counter() - started, **marker)
+    if not is_object_uri(output):
+        work = LocalWork(work, storage)
+    try:
+        marker = stage.run(input_dir, work, executor) or {}
+        if isinstance(work, LocalWork):
+            for committed in sorted((work.directory / COMMITTED_DIR).glob("*")):
+                distribute({stage.name: work.directory}, work.directory, committed.name)
+        stage.finish(work)
+        stats = stage_dir.finish(stage.name, time.perf_counter() - started, work=work, **marker)
+    finally:
+        if not isinstance(work, LocalWork):
+            work.close()
     return StageResult(output, stats, skipped=False)

@@ -23,8 +23,9 @@ from corpus_pipeline.engine.lifecycle import (
     run_global,
 )
 from corpus_pipeline.engine.registry import RUNNERS, StageSpec, stage_spec
-from corpus_pipeline.engine.stage_dir import StageDir
+from corpus_pipeline.engine.stage_dir import StageDir, location
 from corpus_pipeline.stages.base import SourceStage
+from corpus_pipeline.storage import Storage
 
 
 def make_executor(config: PipelineConfig, runner: str) -> Executor:
@@ -79,7 +80,7 @@ def _source_input(stage, source):
     directories, globs), or a stage directory."""
     if isinstance(stage, SourceStage):
         return stage.input_files([str(path) for path in (source if isinstance(source, (list, tuple)) else [source])])
-    return Path(source)
+    return location(source)
 
 
 def _global_input(spec: StageSpec, source) -> Path | list[Path] | None:
@@ -88,8 +89,8 @@ def _global_input(spec: StageSpec, source) -> Path | list[Path] | None:
     if spec.input == "seeds":
         return None
     if spec.many_inputs:
-        return [Path(path) for path in (source if isinstance(source, (list, tuple)) else [source])]
-    return Path(source)
+        return [location(path) for path in (source if isinstance(source, (list, tuple)) else [source])]
+    return location(source)
 
 
 def run_stage(name: str, source, output: Path, config: PipelineConfig, executor: Executor, **options) -> StageResult:
@@ -99,9 +100,10 @@ def run_stage(name: str, source, output: Path, config: PipelineConfig, executor:
     if spec.input == "seeds":
         options = {**options, "seeds": Path(source)}
     stage = build_stage(spec, config, **options)
+    storage = Storage(config.storage)
     if isinstance(stage, GlobalStage):
-        return run_global(stage, _global_input(spec, source), Path(output), executor)
-    return run_chain([stage], _source_input(stage, source), [Path(output)], executor, config.engine)[0]
+        return run_global(stage, _global_input(spec, source), location(output), executor, storage)
+    return run_chain([stage], _source_input(stage, source), [location(output)], executor, config.engine, storage)[0]
 
 
 def planned_dirs(
@@ -114,9 +116,11 @@ def planned_dirs(
         if specs[0].input == "seeds":
             options = {**options, "seeds": Path(source)}
         stage = build_stage(specs[0], config, **options)
-        return [global_dir(stage, _global_input(specs[0], source), Path(outputs[0]), executor)]
+        storage = Storage(config.storage)
+        return [global_dir(stage, _global_input(specs[0], source), location(outputs[0]), executor, storage)]
     stages = [build_stage(spec, config) for spec in specs]
-    return chain_dirs(stages, _source_input(stages[0], source), [Path(o) for o in outputs], config.engine)
+    outputs = [location(o) for o in outputs]
+    return chain_dirs(stages, _source_input(stages[0], source), outputs, config.engine, Storage(config.storage))
 
 
 def run_fused(
@@ -128,4 +132,6 @@ def run_fused(
     if not all(spec.fusable for spec in specs) or any(spec.kind == "source" for spec in specs[1:]):
         raise ValueError(f"cannot fuse {', '.join(names)}: a source stage, then document stages only")
     stages = [build_stage(spec, config) for spec in specs]
-    return run_chain(stages, _source_input(stages[0], source), [Path(o) for o in outputs], executor, config.engine)
+    outputs = [location(o) for o in outputs]
+    storage = Storage(config.storage)
+    return run_chain(stages, _source_input(stages[0], source), outputs, executor, config.engine, storage)

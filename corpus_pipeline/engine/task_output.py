@@ -14,6 +14,10 @@ the first attempt to finish wins and a second one (a Spark retry or a speculativ
 own files: two attempts never mix. When every task is done, `distribute` moves each committed task's
 files to their stage directories (`<task>.parquet`, `_rejected/reason=<r>/<task>.parquet`,
 `_tasks/<task>.json`): idempotently, so a driver killed half way finishes the job on resume.
+
+When the stages are on an object store (`work` an `s3://` commit area), the attempt writes the same
+files in a local scratch directory and commits by uploading them to their stage prefixes under
+attempt-unique keys, then its commit record (engine/object_stage.py): the same names, no rename.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -28,7 +33,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
+from corpus_pipeline.engine import object_stage
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage, is_object_uri
 
 # Rows buffered before a write: bounds memory (HTML-heavy rows can be ~1 MB) and gives the row
 # groups that later stages cut their tasks from (engine.task_rows is counted in whole row groups).
@@ -104,11 +111,33 @@ class StageAttempt:
         stats.write(self.directory / _STATS)
 
 
+def stage_of_area(area: str) -> str:
+    """The stage prefix an object commit area `<stage>/_work/<fingerprint16>` belongs to."""
+    return area.rsplit(f"/{object_stage.WORK}/", 1)[0]
+
+
 class TaskAttempt:
-    def __init__(self, work: Path, task_name: str, identity: str):
-        self.work, self.task_name, self.identity = work, task_name, identity
-        self.directory = work / ATTEMPTS_DIR / f"{task_name}-{uuid.uuid4().hex}"
-        self.directory.mkdir(parents=True)
+    def __init__(
+        self,
+        work: Path | str,
+        task_name: str,
+        identity: str,
+        outputs: dict[str, str] | None = None,
+        storage: Storage | None = None,
+    ):
+        """`work`: the commit target, a local work directory or an object commit area; `outputs`:
+        on a store, each stage's prefix when the attempt writes for several (a fused pass)."""
+        self.task_name, self.identity = task_name, identity
+        self.storage = storage or Storage()
+        if is_object_uri(work):
+            self.area = str(work)
+            self.outputs = outputs or {}
+            self.directory = Path(tempfile.mkdtemp(prefix=f"{task_name}-"))
+        else:
+            self.area = None
+            self.work = Path(work)
+            self.directory = self.work / ATTEMPTS_DIR / f"{task_name}-{uuid.uuid4().hex}"
+            self.directory.mkdir(parents=True)
         self.stages: dict[str, StageAttempt] = {}
 
     def stage(self, name: str, schema: pa.Schema, write_kept: bool) -> StageAttempt:
@@ -129,6 +158,8 @@ class TaskAttempt:
         for name in stats.keys() - self.stages.keys():
             self.path(f"{name}/{_STATS}")
             stats[name].write(self.directory / name / _STATS)
+        if self.area is not None:
+            return self._upload(stats)
         (self.directory / _TASK).write_text(json.dumps({"identity": self.identity}) + "\n", encoding="utf-8")
         target = self.work / COMMITTED_DIR / self.task_name
         target.parent.mkdir(exist_ok=True)
@@ -141,13 +172,49 @@ class TaskAttempt:
             return committed_stats(self.work, self.task_name, list(stats))
         return stats
 
+    def _upload(self, stats: dict[str, StageStats]) -> dict[str, StageStats]:
+        try:
+            earlier = object_stage.task_record(self.storage, self.area, self.task_name, self.identity)
+            if earlier is not None:  # another attempt of this task finished first
+                return {name: StageStats.from_dict(earlier["stats"][name]) for name in stats}
+            own = stage_of_area(self.area)
+            outputs = {name: self.outputs.get(name, own) for name in [*stats, ""]}
+            files = {name: dict(_logical_files(self.directory / name, self.task_name)) for name in stats}
+            files[""] = {
+                path.relative_to(self.directory).as_posix(): path
+                for path in sorted(self.directory.rglob("*"))
+                if path.is_file() and path.relative_to(self.directory).parts[0] not in stats
+            }
+            object_stage.upload_task(self.storage, self.area, outputs, self.task_name, self.identity, files)
+            return stats
+        finally:
+            self.abort()
+
     def abort(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _logical_files(source: Path, task_name: str):
+    """(name in the stage directory, local file) of one stage's files of a finished attempt."""
+    if (source / _KEPT).exists():
+        yield f"{task_name}.parquet", source / _KEPT
+    if (source / _REJECTED).exists():
+        for rejected in sorted((source / _REJECTED).glob("*.parquet")):
+            yield f"{REJECTED_DIR}/reason={rejected.stem}/{task_name}.parquet", rejected
+    if (source / _STATS).exists():
+        yield "stats.json", source / _STATS
 
 
 def committed_stats(work: Path, task_name: str, stage_names: list[str]) -> dict[str, StageStats]:
     directory = work / COMMITTED_DIR / task_name
     return {name: StageStats.read(directory / name / _STATS) for name in stage_names}
+
+
+def task_done(work: Path | str, task_name: str, identity: str, storage: Storage | None = None) -> bool:
+    """Whether an attempt of this task, for this input slice, committed already."""
+    if is_object_uri(work):
+        return object_stage.task_record(storage or Storage(), str(work), task_name, identity) is not None
+    return task_identity_done(Path(work), task_name) == identity
 
 
 def task_identity_done(work: Path, task_name: str) -> str | None:

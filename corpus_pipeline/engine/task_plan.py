@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from corpus_pipeline.storage import Storage
 
 
@@ -40,12 +38,13 @@ def plan_file_tasks(paths: list[str], storage: Storage | None = None) -> list[Ta
     return [Task(part_name(number), file_identity(path, storage), path) for number, path in enumerate(paths)]
 
 
-def plan_part_tasks(parts: list[Path], task_rows: int) -> list[Task]:
+def plan_part_tasks(parts: list[Path | str], task_rows: int, storage: Storage | None = None) -> list[Task]:
     """Consecutive row groups of each part, up to `task_rows` rows a task (a row group larger than
     that is a task of its own). A part without rows still gets one task, so every part is read."""
+    storage = storage or Storage()
     tasks: list[Task] = []
     for part in parts:
-        metadata = pq.ParquetFile(part).metadata
+        metadata = storage.parquet_metadata(str(part))
         groups: list[int] = []
         rows = 0
         for index in range(metadata.num_row_groups):
@@ -60,6 +59,6 @@ def plan_part_tasks(parts: list[Path], task_rows: int) -> list[Task]:
     return tasks
 
 
-def _part_task(number: int, part: Path, groups: list[int], rows: int) -> Task:
+def _part_task(number: int, part: Path | str, groups: list[int], rows: int) -> Task:
     covered = f"row groups {groups[0]}-{groups[-1]}" if groups else "no row groups"
-    return Task(part_name(number), f"{part.name}|{covered}|{rows} rows", str(part), tuple(groups))
+    return Task(part_name(number), f"{str(part).rpartition('/')[2]}|{covered}|{rows} rows", str(part), tuple(groups))

@@ -12,29 +12,31 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
-from corpus_pipeline.engine.task_output import ROWS_PER_WRITE, StageAttempt, TaskAttempt, task_identity_done
+from corpus_pipeline.engine.task_output import ROWS_PER_WRITE, StageAttempt, TaskAttempt, task_done
 from corpus_pipeline.engine.task_plan import Task
 from corpus_pipeline.stages.base import DocumentStage, SourceStage, VerdictTable
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 
 
 @dataclass(frozen=True)
 class Chain:
     """What every task of a chain needs; pickled to executors with the stages' configs only."""
 
-    work: str  # the last stage's work directory, where tasks commit
+    work: str  # the last stage's work directory (or object commit area), where tasks commit
     source: SourceStage | None
     stages: tuple[DocumentStage, ...]
     # The schema each stage writes (index 0: the source's or the input parts'; then one per stage).
     schemas: tuple[pa.Schema, ...]
     write_kept: tuple[bool, ...]  # per stage of the chain, the source included
+    outputs: tuple[tuple[str, str], ...] = ()  # (stage, its output), where tasks upload on a store
+    storage: Storage = Storage()  # reads the input parts, writes on a store
 
 
 def conform(batch: pa.RecordBatch | pa.Table, schema: pa.Schema) -> pa.Table:
@@ -108,25 +110,25 @@ def _source_tables(
         yield split_verdicts(read.table, schema, read.reasons, read.details, stats, out)
 
 
-def _part_tables(task: Task, schema: pa.Schema) -> Iterator[pa.Table]:
+def _part_tables(task: Task, schema: pa.Schema, storage: Storage) -> Iterator[pa.Table]:
     if not task.row_groups:
         return
-    for batch in pq.ParquetFile(task.path).iter_batches(batch_size=ROWS_PER_WRITE, row_groups=list(task.row_groups)):
+    part = pq.ParquetFile(storage.parquet_source(task.path))
+    for batch in part.iter_batches(batch_size=ROWS_PER_WRITE, row_groups=list(task.row_groups)):
         yield conform(batch, schema)
 
 
 def run_chain_task(chain: Chain, task: Task) -> dict[str, StageStats]:
     """Run one task through every stage of the chain and commit it; a task an earlier attempt
     finished is not run again."""
-    work = Path(chain.work)
-    if task_identity_done(work, task.name) == task.identity:
+    if task_done(chain.work, task.name, task.identity, chain.storage):
         return {}
     started = time.perf_counter()
     stages: list = ([chain.source] if chain.source else []) + list(chain.stages)
     for stage in stages:
         stage.setup()
     stats = {stage.name: StageStats(stage.name, tasks=1) for stage in stages}
-    attempt = TaskAttempt(work, task.name, task.identity)
+    attempt = TaskAttempt(chain.work, task.name, task.identity, dict(chain.outputs), chain.storage)
     try:
         # With a source, schemas[i] is what stage i writes; without, schemas[0] is the input's.
         written = chain.schemas if chain.source is not None else chain.schemas[1:]
@@ -139,7 +141,7 @@ def run_chain_task(chain: Chain, task: Task) -> dict[str, StageStats]:
             tables: Iterable[pa.Table] = _source_tables(chain.source, task.path, written[0], source_stats, outs[0])
             outs, written = outs[1:], written[1:]
         else:
-            tables = _part_tables(task, chain.schemas[0])
+            tables = _part_tables(task, chain.schemas[0], chain.storage)
         stage_seconds = 0.0
         for table in tables:
             for stage, schema, out in zip(chain.stages, written, outs, strict=True):

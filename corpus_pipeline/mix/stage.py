@@ -32,7 +32,7 @@ from corpus_pipeline.mix.encode_part import ENCODED_DIR, EncodeJob, encode_part,
 from corpus_pipeline.mix.plan import MixPlan, MixTargetsError, percent, plan_mix
 from corpus_pipeline.mix.write_shard import PLAN_DIR, ShardJob, ShardTask, read_shard_file, shard_summary, write_shard
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.tokenize.manifest import build_manifest, read_manifest, write_manifest
+from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, read_manifest, write_manifest
 from corpus_pipeline.tokenize.shard_task import EMPTY_TEXT
 from corpus_pipeline.tokenize.shard_vocabulary import install_tokenizer, resolve_tokenizer
 from corpus_pipeline.tokenize.sharding import shard_name, threads_per_task
@@ -73,9 +73,12 @@ class MixStage(GlobalStage):
         )
         return f"{output}: {len(manifest['shards'])} shards, {mix['tokens']:,} tokens: {shares}"
 
-    def run(self, input_dir: list[Path], work: Path, executor: Executor) -> dict:
+    def run(self, input_dir: list[Path], work, executor: Executor) -> dict:
+        # Its shard tasks read the token files the encode tasks wrote (np.memmap): a local or shared
+        # directory only.
+        work = work.local_dir(self.name)
         inputs = input_dir if isinstance(input_dir, list) else [input_dir]
-        vocabulary = install_tokenizer(self.tokenizer, self.tokenizer_sha, self.tokenize, work)
+        vocabulary = install_tokenizer(self.tokenizer, self.tokenizer_sha, self.tokenize, work / TOKENIZER_FILE)
         weights = self.config.weight_columns()
         options = {c: _WEIGHT_OPTIONS.get(c, "mix.quality_tiers") for c in weights}
         tasks = encode_tasks(inputs, self.engine.task_rows, options)
@@ -147,9 +150,10 @@ class MixStage(GlobalStage):
         (work / STATS_DIR).mkdir(exist_ok=True)
         stats.write(work / STATS_DIR / f"{STAGE}.json")
 
-    def finish(self, work: Path) -> None:
+    def finish(self, work) -> None:
         """The manifest (tokenize's, with a `mix` section), once every shard is in place; then the
         encoded tokens and the plan, which only the shard tasks needed, are removed."""
+        work = work.local_dir(self.name)
         vocabulary, plan, names = self._finishing
         shards = [read_shard_file(work, name) for name in names]
         manifest = build_manifest(

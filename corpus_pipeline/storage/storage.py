@@ -1,4 +1,5 @@
-"""`Storage`: open, size, identify and list files, local or `s3://bucket/key`, by one config.
+"""`Storage`: open, size, identify, list, write and delete files, local or `s3://bucket/key`, by one
+config.
 
 A stage holds one Storage (its config only: it is pickled to Spark executors, where the S3 client is
 made again, once per process). Local paths take the same calls as before this layer existed, so a
@@ -100,6 +101,15 @@ class Storage:
         """What pyarrow.parquet opens: the local path itself (memory-mapped reads), or the object."""
         return self.open(path) if is_object_uri(path) else path
 
+    def parquet_metadata(self, path: str):
+        """A Parquet file's footer (row groups, schema): two ranged reads of an object, not the object."""
+        import pyarrow.parquet as pq
+
+        if not is_object_uri(path):
+            return pq.read_metadata(path)
+        with self.open(path) as stream:
+            return pq.read_metadata(stream)
+
     def exists(self, path: str) -> bool:
         if not is_object_uri(path):
             return os.path.isfile(path)
@@ -147,6 +157,55 @@ class Storage:
                 self._infos[uri] = info
                 uris.append(uri)
         return uris
+
+    # Writes, for stage outputs on a store (engine/object_stage.py). An object PUT is atomic: a reader
+    # sees the whole object or none, which is what the commit protocol (schemas/stage_dir.md) rests on.
+
+    def read_bytes(self, uri: str) -> bytes:
+        """A small object (a manifest, a commit record) whole; FileNotFoundError when absent."""
+        with self.open(uri) as stream:
+            return stream.read()
+
+    def put_bytes(self, uri: str, data: bytes) -> None:
+        bucket, key = split_uri(uri)
+        self._ask(bucket, lambda: self._put(f"{bucket}/{key}", data))
+
+    def _put(self, key: str, data: bytes) -> None:
+        with self.s3().open_output_stream(key, metadata={}) as stream:
+            stream.write(data)
+
+    def put_file(self, local: str, uri: str) -> None:
+        """Upload a local file (pyarrow streams it in multipart parts of 10 MiB, in C++)."""
+        bucket, key = split_uri(uri)
+        self._ask(
+            bucket,
+            lambda: fs.copy_files(local, f"{bucket}/{key}", destination_filesystem=self.s3(), chunk_size=8 << 20),
+        )
+        self._infos.pop(uri, None)
+
+    def get_file(self, uri: str, local: str) -> None:
+        """Download an object to a local file, through the retrying reader."""
+        with self.open(uri) as source, open(local, "wb") as target:
+            while block := source.read(self.config.read_block_bytes):
+                target.write(block)
+
+    def delete(self, uris: list[str]) -> None:
+        """Delete objects; one that is already gone is not an error (a cleanup may run twice)."""
+        for uri in uris:
+            bucket, key = split_uri(uri)
+            try:
+                self._ask(bucket, lambda bucket=bucket, key=key: self.s3().delete_file(f"{bucket}/{key}"))
+            except FileNotFoundError:
+                pass
+            self._infos.pop(uri, None)
+
+    def delete_prefix(self, uri: str) -> None:
+        """Every object under `uri/` (a batch DeleteObjects per 1,000 keys), folder markers included."""
+        bucket, key = split_uri(uri)
+        try:
+            self._ask(bucket, lambda: self.s3().delete_dir(f"{bucket}/{key}"))
+        except FileNotFoundError:
+            pass
 
     def _check_bucket(self, bucket: str) -> None:
         if self._ask(bucket, lambda: self.s3().get_file_info(bucket)).type == fs.FileType.NotFound:

@@ -108,6 +108,21 @@ def load_tokenizer(path: str, sha256: str | None = None):
     return tokenizer
 
 
+_FROM_JSON: dict[str, object] = {}
+
+
+def tokenizer_from_json(text: str, sha256: str):
+    """`load_tokenizer` for a tokenizer handed over as its JSON (a Spark task's job), once per
+    process and sha256."""
+    from tokenizers import Tokenizer
+
+    if sha256 not in _FROM_JSON:
+        tokenizer = Tokenizer.from_str(text)
+        tokenizer.encode_special_tokens = True  # as load_tokenizer: quoted special tokens stay text
+        _FROM_JSON[sha256] = tokenizer
+    return _FROM_JSON[sha256]
+
+
 def token_id(tokenizer, token: str, path: str) -> int:
     found = tokenizer.token_to_id(token)
     if found is None:

@@ -23,10 +23,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.task_output import PARQUET_OPTIONS, TaskAttempt, task_identity_done
+from corpus_pipeline.engine.task_output import PARQUET_OPTIONS, TaskAttempt, task_done
 from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.tokenize.bpe import load_tokenizer
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.tokenize.bpe import tokenizer_from_json
 from corpus_pipeline.tokenize.encode import DocumentEncoder, decode_text
 from corpus_pipeline.tokenize.indexed_dataset import ShardWriter
 from corpus_pipeline.tokenize.sharding import bucket_file_name
@@ -44,10 +45,12 @@ Row = tuple[int, str, bytes, str | None]  # bucket, id, text as UTF-8 bytes, lan
 
 @dataclass(frozen=True)
 class TokenizeJob:
-    """What every task needs; pickled to Spark executors (the tokenizer is loaded there from disk)."""
+    """What every task needs; pickled to Spark executors with the tokenizer's JSON (1-3 MB), so an
+    executor needs no file of the driver's."""
 
-    work: str
-    tokenizer_path: str
+    work: str  # where tasks commit: a work directory or an object commit area
+    storage: Storage
+    tokenizer_json: str
     tokenizer_sha256: str
     dtype: str
     eod_id: int
@@ -60,11 +63,11 @@ class TokenizeJob:
         return f"bucket {bucket} of {self.buckets}"
 
     def bucket_done(self, bucket: int) -> bool:
-        return task_identity_done(Path(self.work), part_name(bucket)) == self.bucket_identity(bucket)
+        return task_done(self.work, part_name(bucket), self.bucket_identity(bucket), self.storage)
 
 
-def bucket_summary_path(work: Path, bucket: int) -> Path:
-    return work / SHARDS_DIR / f"{part_name(bucket)}.json"
+def bucket_summary_name(bucket: int) -> str:
+    return f"{SHARDS_DIR}/{part_name(bucket)}.json"
 
 
 class _Rows:
@@ -127,8 +130,8 @@ def empty_text_detail(text: str) -> str | None:
 def write_bucket(job: TokenizeJob, bucket: int, rows: Iterable[Row]) -> StageStats:
     started = time.perf_counter()
     part = part_name(bucket)
-    attempt = TaskAttempt(Path(job.work), part, job.bucket_identity(bucket))
-    tokenizer = load_tokenizer(job.tokenizer_path, job.tokenizer_sha256)
+    attempt = TaskAttempt(job.work, part, job.bucket_identity(bucket), storage=job.storage)
+    tokenizer = tokenizer_from_json(job.tokenizer_json, job.tokenizer_sha256)
     encoder = DocumentEncoder(tokenizer, np.dtype(job.dtype), job.max_chunk_chars, job.batch_chars)
     stats = StageStats(STAGE, tasks=1)
     counts = _Rows(attempt.path(f"{TOKEN_COUNTS_DIR}/{part}.parquet"), TOKEN_COUNTS_SCHEMA)
@@ -162,7 +165,7 @@ def write_bucket(job: TokenizeJob, bucket: int, rows: Iterable[Row]) -> StageSta
             stats.count("repairs", key, value)
         stats.check_balanced()
         stats.seconds = stats.task_seconds = time.perf_counter() - started
-        attempt.path(f"{SHARDS_DIR}/{part}.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        attempt.path(bucket_summary_name(bucket)).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         return attempt.commit({STAGE: stats})[STAGE]
     except BaseException:
         shards.abort()

@@ -3,22 +3,30 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from corpus_pipeline.config import TokenizeConfig
+from corpus_pipeline.engine.stage_dir import read_stage_bytes
+from corpus_pipeline.storage import Storage, is_object_uri
 from corpus_pipeline.tokenize.bpe import choose_dtype, file_sha256, load_tokenizer, token_id, vocab_size
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE
 from corpus_pipeline.tokenize.train_stage import tokenizer_file
 
 
-def resolve_tokenizer(stage: str, tokenizer: Path | None) -> tuple[Path, str]:
-    """The tokenizer file (given, or in a train-tokenizer directory) and its sha256."""
+def resolve_tokenizer(stage: str, tokenizer: Path | str | None) -> tuple[Path, str]:
+    """The tokenizer file (given, or in a train-tokenizer directory; an object is fetched to a local
+    copy first) and its sha256."""
     if tokenizer is None:
         raise ValueError(f"{stage} needs a tokenizer (--tokenizer FILE or a train-tokenizer directory)")
+    if is_object_uri(tokenizer):
+        tokenizer = fetch_tokenizer(str(tokenizer))
     path = tokenizer_file(tokenizer)
     if not path.exists():
         raise FileNotFoundError(f"tokenizer not found: {path}")
@@ -34,10 +42,25 @@ class ShardVocabulary:
     eod_id: int
 
 
-def install_tokenizer(source: Path, sha256: str, settings: TokenizeConfig, work: Path) -> ShardVocabulary:
+def fetch_tokenizer(uri: str, storage: Storage | None = None) -> Path:
+    """A tokenizer.json object, or the one of a train-tokenizer (or tokenize) stage on a store, as a
+    local file named by its sha256 (a tokenizer is 1-3 MB: fetched whole, once per content)."""
+    storage = storage or Storage()
+    data = storage.read_bytes(uri) if uri.endswith(".json") else read_stage_bytes(uri, TOKENIZER_FILE, storage)
+    folder = Path(tempfile.gettempdir()) / "corpus-pipeline-tokenizers"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{hashlib.sha256(data).hexdigest()}.json"
+    if not path.exists():
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    return path
+
+
+def install_tokenizer(source: Path, sha256: str, settings: TokenizeConfig, local: Path) -> ShardVocabulary:
+    """`local`: where the copy goes (the stage's tokenizer.json)."""
     tokenizer = load_tokenizer(str(source), sha256)  # the hash keys the per-process cache
     vocab = vocab_size(tokenizer)
-    local = work / TOKENIZER_FILE
     if not local.exists() or file_sha256(local) != sha256:
         shutil.copyfile(source, local)
     return ShardVocabulary(

@@ -10,50 +10,42 @@ buckets, and a finished bucket (its stats file written last) is not redone.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import replace
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from corpus_pipeline.config import TokenizeConfig
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.stage_dir import STATS_FILE, input_parts
+from corpus_pipeline.engine.stage_dir import STATS_FILE, Location, input_parts, read_stage_bytes
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize import local_jobs
 from corpus_pipeline.tokenize.indexed_dataset import ShardFile
-from corpus_pipeline.tokenize.manifest import build_manifest, read_manifest, write_manifest
-from corpus_pipeline.tokenize.shard_task import SHARDS_DIR, STAGE, TokenizeJob, bucket_summary_path
+from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, read_manifest, write_manifest
+from corpus_pipeline.tokenize.shard_task import SHARDS_DIR, STAGE, TokenizeJob, bucket_summary_name
 from corpus_pipeline.tokenize.shard_vocabulary import install_tokenizer, resolve_tokenizer
 from corpus_pipeline.tokenize.sharding import bucket_count, shard_name
 
 
-def _finalize_shards(work: Path, buckets: int, prefix: str) -> list[ShardFile]:
+def _finalize_shards(work, buckets: int, prefix: str) -> list[ShardFile]:
     """Give the buckets' shards their final numbers, in bucket order then roll order. Idempotent: a
-    rerun after a kill in the middle finds some files renamed already."""
+    rerun after a kill in the middle finds some files renamed already (on a store a rename only
+    names an object in the manifest: nothing is copied)."""
     shards: list[ShardFile] = []
     for bucket in range(buckets):
-        summary = bucket_summary_path(work, bucket)
-        if not summary.exists():
+        summary = work.read_bytes(bucket_summary_name(bucket))
+        if summary is None:
             continue  # no document hashed to this bucket
-        for entry in json.loads(summary.read_text(encoding="utf-8"))["shards"]:
+        for entry in json.loads(summary)["shards"]:
             final = shard_name(prefix, len(shards))
             for suffix in (".bin", ".idx"):
-                source, target = work / SHARDS_DIR / f"{entry['name']}{suffix}", work / f"{final}{suffix}"
-                if source.exists():
-                    os.replace(source, target)
-                elif not target.exists():
-                    raise FileNotFoundError(f"{source} is missing: bucket {bucket} is incomplete")
+                work.rename(f"{SHARDS_DIR}/{entry['name']}{suffix}", f"{final}{suffix}")
             shards.append(replace(ShardFile(**entry), name=final))
     return shards
 
 
-def _input_text_bytes(input_dir: Path) -> int:
+def _input_text_bytes(input_dir: Location, storage: Storage) -> int:
     """The upstream stage counted the text bytes it kept: the same number however it was partitioned."""
-    path = input_dir / STATS_FILE
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: the input is not a finished stage directory")
-    return StageStats.read(path).bytes_kept
+    return StageStats.from_dict(json.loads(read_stage_bytes(input_dir, STATS_FILE, storage))).bytes_kept
 
 
 class TokenizeStage(GlobalStage):
@@ -77,16 +69,17 @@ class TokenizeStage(GlobalStage):
     def inputs(self) -> list[Path]:
         return [self.tokenizer]
 
-    def run(self, input_dir: Path, work: Path, executor: Executor) -> dict:
+    def run(self, input_dir: Location, work, executor: Executor) -> dict:
         settings = self.config
-        parts = input_parts(input_dir)
-        vocabulary = install_tokenizer(self.tokenizer, self.tokenizer_sha, settings, work)
-        buckets = bucket_count(
-            _input_text_bytes(input_dir), settings.text_bytes_per_token, vocabulary.dtype.itemsize, settings.shard_bytes
-        )
+        parts = input_parts(input_dir, work.storage)
+        vocabulary = install_tokenizer(self.tokenizer, self.tokenizer_sha, settings, work.file(TOKENIZER_FILE))
+        text_bytes = _input_text_bytes(input_dir, work.storage)
+        itemsize = vocabulary.dtype.itemsize
+        buckets = bucket_count(text_bytes, settings.text_bytes_per_token, itemsize, settings.shard_bytes)
         job = TokenizeJob(
-            work=str(work),
-            tokenizer_path=str(vocabulary.path),
+            work=work.task_target,
+            storage=work.storage,
+            tokenizer_json=vocabulary.path.read_text(encoding="utf-8"),
             tokenizer_sha256=self.tokenizer_sha,
             dtype=vocabulary.dtype.name,
             eod_id=vocabulary.eod_id,
@@ -96,7 +89,7 @@ class TokenizeStage(GlobalStage):
             buckets=buckets,
         )
         if parts:
-            schema = pq.read_schema(parts[0])
+            schema = work.storage.parquet_metadata(str(parts[0])).schema.to_arrow_schema()
             if executor.distributed:
                 from corpus_pipeline.tokenize import spark_jobs
 
@@ -106,10 +99,10 @@ class TokenizeStage(GlobalStage):
         self._manifest = (buckets, vocabulary.dtype, vocabulary.vocab, vocabulary.eod_id)
         return {}
 
-    def finish(self, work: Path) -> None:
+    def finish(self, work) -> None:
         """Number the shards in bucket order and write the manifest, once every bucket is in place."""
         buckets, dtype, vocab, eod_id = self._manifest
         settings = self.config
         shards = _finalize_shards(work, buckets, settings.prefix)
         manifest = build_manifest(settings.prefix, dtype, self.tokenizer_sha, vocab, settings.eod_token, eod_id, shards)
-        write_manifest(work, manifest)
+        write_manifest(work.driver_dir, manifest)

@@ -11,11 +11,9 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from corpus_pipeline.config import TrainTokenizerConfig
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.stage_dir import input_parts
+from corpus_pipeline.engine.stage_dir import Location, child, input_parts, read_stage_bytes
 from corpus_pipeline.engine.task_output import STATS_DIR
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.tokenize import local_jobs
@@ -35,8 +33,8 @@ def tokenizer_file(path: Path) -> Path:
     return path / TOKENIZER_FILE if path.is_dir() else path
 
 
-def read_training_record(directory: Path) -> dict:
-    return json.loads((Path(directory) / TRAINING_RECORD).read_text(encoding="utf-8"))
+def read_training_record(directory: Location) -> dict:
+    return json.loads(read_stage_bytes(directory, TRAINING_RECORD))
 
 
 def _sample_batches(texts: Iterator[tuple[str, str]], plan: SamplePlan, max_chars: int) -> Iterator[list[str]]:
@@ -64,7 +62,7 @@ class TrainTokenizerStage(GlobalStage):
     def describe(output: Path) -> str:
         """The tokenizer and the sample it was trained on, per language."""
         record = read_training_record(output)
-        lines = [f"{output / TOKENIZER_FILE}: {record['vocab_size']:,} ids, sha256 {record['sha256']}"]
+        lines = [f"{child(output, TOKENIZER_FILE)}: {record['vocab_size']:,} ids, sha256 {record['sha256']}"]
         header = ("corpus docs", 12), ("corpus MB", 11), ("weight", 8), ("sample docs", 13), ("sample MB", 11)
         lines.append(f"  {'language':<10}" + "".join(f"{name:>{width}}" for name, width in header))
         for language, share in record["sample"]["languages"].items():
@@ -75,9 +73,9 @@ class TrainTokenizerStage(GlobalStage):
         lines += [f"  note: {note}" for note in record["sample"]["notes"]]
         return "\n".join(lines)
 
-    def run(self, input_dir: Path, work: Path, executor: Executor) -> dict:
-        parts = input_parts(input_dir)
-        schema = pq.read_schema(parts[0]) if parts else None
+    def run(self, input_dir: Location, work, executor: Executor) -> dict:
+        parts = input_parts(input_dir, work.storage)
+        schema = work.storage.parquet_metadata(str(parts[0])).schema.to_arrow_schema() if parts else None
         # The same two jobs in this process (pyarrow) or on Spark: same hash, same sample.
         jobs, where = (local_jobs, (parts, schema))
         if executor.distributed:
@@ -90,17 +88,16 @@ class TrainTokenizerStage(GlobalStage):
             raise ValueError(f"{input_dir}: no documents to train a tokenizer on (languages: {sorted(totals)})")
         texts = jobs.training_texts(*where, plan)
         tokenizer = train_bpe(_sample_batches(texts, plan, self.config.max_document_chars), self.config)
-        sha = save_tokenizer(tokenizer, work / TOKENIZER_FILE)
+        sha = save_tokenizer(tokenizer, work.file(TOKENIZER_FILE))
         record = {"sha256": sha, "vocab_size": vocab_size(tokenizer), "sample": plan.to_dict()}
-        tmp = work / f".{TRAINING_RECORD}.inprogress"
+        tmp = work.file(f".{TRAINING_RECORD}.inprogress")
         tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, work / TRAINING_RECORD)
+        os.replace(tmp, work.file(TRAINING_RECORD))
         # It reads every document and drops none: in == kept, the sample in `extra`.
         stats = StageStats(STAGE, tasks=1)
         for language, (docs, nbytes) in sorted(totals.items()):
             stats.add_in(docs, nbytes)
             stats.add_kept(docs, nbytes)
             stats.count("sample_docs", language, plan.languages[language].sample_docs)
-        (work / STATS_DIR).mkdir(exist_ok=True)
-        stats.write(work / STATS_DIR / "train.json")
+        stats.write(work.file(f"{STATS_DIR}/train.json"))
         return {"sha256": sha, "vocab_size": record["vocab_size"]}

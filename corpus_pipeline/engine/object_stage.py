@@ -1,0 +1,266 @@
+"""A stage directory on an object store (`s3://bucket/prefix`), where nothing can be renamed.
+
+The same lifecycle as a local StageDir (appears only complete, skipped when done, resumes), kept by
+writing objects in an order instead of renaming directories (schemas/stage_dir.md, "On an object
+store"):
+
+1. a task attempt uploads its files under keys of its own, `part-00003.<attempt>.parquet`, then
+   writes its commit record `_work/<fingerprint16>/tasks/<task>.<identity8>.json` (which files,
+   which counters) last: a record names only files that are complete;
+2. the stage commits by writing `_SUCCESS` last: the manifest, naming every logical file of the
+   stage (`part-00003.parquet`) and the object that holds it. Readers open a stage through its
+   manifest only (stage_files), never through a listing, so an attempt's files, another attempt's,
+   or a previous run's are never mistaken for output;
+3. then every object under the prefix that the manifest does not name is deleted (stale attempts,
+   the replaced output, the commit records).
+
+Until step 2 the previous `_SUCCESS` and the objects it names stay untouched: a reader sees the old
+output, then the new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corpus_pipeline import __version__
+from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
+
+SUCCESS = "_SUCCESS"
+WORK = "_work"
+TASKS = "tasks"
+STATS_FILE = "_stats.json"
+TASK_STATS_DIR = "_tasks"
+
+
+def join(base: str, relative: str) -> str:
+    return f"{base.rstrip('/')}/{relative}"
+
+
+def attempt_key(relative: str, attempt: str) -> str:
+    """The object of logical file `relative` written by `attempt`: the tag before the suffix, so a
+    listing still shows what each object is (`part-00003.1f2e3d4c5b6a.parquet`)."""
+    folder, _, name = relative.rpartition("/")
+    stem, dot, suffix = name.partition(".")
+    tagged = f"{stem}.{attempt}{dot}{suffix}"
+    return f"{folder}/{tagged}" if folder else tagged
+
+
+def record_name(task: str, identity: str) -> str:
+    # The identity's digest in the name: a resumed driver learns every task's identity from one
+    # listing instead of one GET per task (10,000 tasks: 10 LIST requests instead of 10,000 GETs).
+    return f"{task}.{hashlib.sha256(identity.encode()).hexdigest()[:8]}.json"
+
+
+def commit_area(output: str, fingerprint: str) -> str:
+    return join(output, f"{WORK}/{fingerprint[:16]}")
+
+
+def read_manifest(output: str, storage: Storage) -> dict | None:
+    try:
+        return json.loads(storage.read_bytes(join(output, SUCCESS)))
+    except FileNotFoundError:
+        return None
+
+
+def upload_task(
+    storage: Storage, area: str, outputs: dict[str, str], task: str, identity: str, files: dict[str, dict[str, Path]]
+) -> None:
+    """Upload one finished attempt (`files`: per stage, logical name -> local file), then its record."""
+    attempt = uuid.uuid4().hex[:12]
+    keys: dict[str, dict[str, str]] = {}
+    stats: dict[str, dict] = {}
+    for stage, named in files.items():
+        keys[stage] = {}
+        for relative, local in sorted(named.items()):
+            if relative == "stats.json":
+                stats[stage] = json.loads(local.read_text(encoding="utf-8"))
+                continue
+            key = attempt_key(relative, attempt)
+            storage.put_file(str(local), join(outputs[stage], key))
+            keys[stage][relative] = key
+    record = {"task": task, "identity": identity, "attempt": attempt, "files": keys, "stats": stats}
+    storage.put_bytes(join(area, f"{TASKS}/{record_name(task, identity)}"), json.dumps(record).encode())
+
+
+def task_record(storage: Storage, area: str, task: str, identity: str) -> dict | None:
+    try:
+        return json.loads(storage.read_bytes(join(area, f"{TASKS}/{record_name(task, identity)}")))
+    except FileNotFoundError:
+        return None
+
+
+def forget_stale_records(storage: Storage, area: str, planned: dict[str, str]) -> None:
+    """Delete the records of tasks not in the plan, or recorded for another input slice."""
+    wanted = {record_name(task, identity) for task, identity in planned.items()}
+    bucket, prefix = _bucket_key(join(area, TASKS))
+    stale = [uri for uri in storage.list_prefix(bucket, prefix + "/") if uri.rpartition("/")[2] not in wanted]
+    storage.delete(stale)
+
+
+def _bucket_key(uri: str) -> tuple[str, str]:
+    from corpus_pipeline.storage.storage import split_uri
+
+    return split_uri(uri)
+
+
+@dataclass
+class ObjectStageDir:
+    output: str
+    fingerprint: str
+    storage: Storage = field(default_factory=Storage)
+
+    @property
+    def work(self) -> str:
+        """Where this fingerprint's tasks commit (what a local StageDir's work directory is)."""
+        return commit_area(self.output, self.fingerprint)
+
+    def is_done(self) -> bool:
+        manifest = read_manifest(self.output, self.storage)
+        if manifest is None or manifest.get("fingerprint") != self.fingerprint:
+            return False
+        self._clean(manifest)  # a driver killed after the commit and before its cleanup
+        return True
+
+    def kept_here(self) -> bool:
+        return (read_manifest(self.output, self.storage) or {}).get("kept", "here") == "here"
+
+    def done_stats(self) -> StageStats:
+        return StageStats.from_dict(read_manifest(self.output, self.storage)["stats"])
+
+    def begin(self) -> ObjectWork:
+        """The commit area, keeping this fingerprint's records (their tasks are reused); the records
+        of another input or config are useless now."""
+        bucket, prefix = _bucket_key(join(self.output, WORK))
+        mine = _bucket_key(self.work)[1] + "/"
+        self.storage.delete([u for u in self.storage.list_prefix(bucket, prefix + "/") if mine not in u + "/"])
+        return ObjectWork(self.output, self.fingerprint, self.storage)
+
+    def records(self, area: str | None = None) -> list[dict]:
+        bucket, prefix = _bucket_key(join(area or self.work, TASKS))
+        uris = sorted(self.storage.list_prefix(bucket, prefix + "/"))
+        return [json.loads(self.storage.read_bytes(uri)) for uri in uris]
+
+    def complete(
+        self, stage_name: str, wall_seconds: float, work: ObjectWork | None = None, kept: str = "here", **marker
+    ) -> StageStats:
+        """Merge the committed tasks' counters and files into the manifest (not yet written:
+        `publish` writes it). `marker["area"]`: where the tasks committed when that is not this
+        stage's own commit area (a fused pass: the last stage's)."""
+        area = marker.pop("area", None)
+        records = self.records(area)
+        stats = StageStats(stage_name)
+        files: dict[str, str] = {}
+        tasks: dict[str, str] = {}
+        for record in records:
+            if stage_name in record["stats"]:
+                stats.merge(StageStats.from_dict(record["stats"][stage_name]))
+            files.update(record["files"].get(stage_name, {}))
+            if area is None:  # files of a global stage's tasks outside its document files
+                files.update(record["files"].get("", {}))
+            tasks[record["task"]] = record["identity"]
+        files.update(work.renamed(files) if work else {})
+        for relative, local in work.driver_files() if work else []:
+            if relative.startswith(f"{TASK_STATS_DIR}/"):
+                stats.merge(StageStats.read(local))
+            key = attempt_key(relative, self.fingerprint[:12])
+            self.storage.put_file(str(local), join(self.output, key))
+            files[relative] = key
+        stats.check_balanced()
+        stats.seconds = wall_seconds
+        stats_key = attempt_key(STATS_FILE, self.fingerprint[:12])
+        self.storage.put_bytes(join(self.output, stats_key), (json.dumps(stats.to_dict(), indent=2) + "\n").encode())
+        files[STATS_FILE] = stats_key
+        self._manifest = {
+            "stage": stage_name,
+            "fingerprint": self.fingerprint,
+            "version": __version__,
+            "kept": kept,
+            **marker,
+            "stats": stats.to_dict(),
+            "tasks": dict(sorted(tasks.items())),
+            "files": dict(sorted(files.items())),
+        }
+        return stats
+
+    def publish(self) -> None:
+        """The commit point: one PUT of the manifest. Then the objects it does not name go."""
+        body = json.dumps(self._manifest, indent=2, ensure_ascii=False) + "\n"
+        self.storage.put_bytes(join(self.output, SUCCESS), body.encode("utf-8"))
+        self._clean(self._manifest)
+
+    def _clean(self, manifest: dict) -> None:
+        bucket, prefix = _bucket_key(self.output)
+        named = {join(self.output, key) for key in manifest["files"].values()} | {join(self.output, SUCCESS)}
+        self.storage.delete([uri for uri in self.storage.list_prefix(bucket, prefix + "/") if uri not in named])
+        # pyarrow leaves an empty folder marker (`.../tasks/`) where it deleted a folder's last object.
+        self.storage.delete_prefix(join(self.output, WORK))
+
+    def finish(self, stage_name: str, wall_seconds: float, work: ObjectWork | None = None, **marker) -> StageStats:
+        stats = self.complete(stage_name, wall_seconds, work, **marker)
+        self.publish()
+        if work is not None:
+            work.close()
+        return stats
+
+
+class ObjectWork:
+    """What a global stage writes through while it runs on an object store: files the driver
+    writes (a tokenizer, a manifest) go to a local scratch directory and are uploaded when the stage
+    completes; files its tasks committed are read through their records; a rename only changes
+    which logical name an object gets in the manifest."""
+
+    def __init__(self, output: str, fingerprint: str, storage: Storage):
+        self.output, self.fingerprint, self.storage = output, fingerprint, storage
+        self.task_target = commit_area(output, fingerprint)
+        self.scratch = self.driver_dir = Path(tempfile.mkdtemp(prefix=f"corpus-pipeline-{fingerprint[:16]}-"))
+        self._renames: dict[str, str] = {}
+        self._committed: dict[str, str] | None = None
+
+    def file(self, relative: str) -> Path:
+        path = self.scratch / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def committed(self) -> dict[str, str]:
+        """Logical name -> key, of every file the committed tasks wrote."""
+        if self._committed is None:
+            records = ObjectStageDir(self.output, self.fingerprint, self.storage).records()
+            self._committed = {
+                k: v for record in records for named in record["files"].values() for k, v in named.items()
+            }
+        return self._committed
+
+    def read_bytes(self, relative: str) -> bytes | None:
+        if (self.scratch / relative).is_file():
+            return (self.scratch / relative).read_bytes()
+        key = self.committed().get(self._source_of(relative))
+        return None if key is None else self.storage.read_bytes(join(self.output, key))
+
+    def rename(self, source: str, target: str) -> None:
+        self._renames[target] = source
+
+    def _source_of(self, relative: str) -> str:
+        return self._renames.get(relative, relative)
+
+    def renamed(self, files: dict[str, str]) -> dict[str, str]:
+        """The manifest entries after the renames: each target gets its source's object, which loses
+        its own name."""
+        for source in self._renames.values():
+            files.pop(source, None)
+        return {target: self.committed()[source] for target, source in self._renames.items()}
+
+    def driver_files(self) -> list[tuple[str, Path]]:
+        return sorted((p.relative_to(self.scratch).as_posix(), p) for p in self.scratch.rglob("*") if p.is_file())
+
+    def local_dir(self, stage: str) -> Path:
+        raise ValueError(f"{stage} writes its output to a local or shared directory only, not {self.output}")
+
+    def close(self) -> None:
+        shutil.rmtree(self.scratch, ignore_errors=True)

@@ -6,7 +6,11 @@ from __future__ import annotations
 import io
 import itertools
 import os
+import signal
+import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -93,3 +97,26 @@ def write_warc(path: Path, records: list[dict]) -> Path:
                 writer.create_warc_record(rec["url"], rec_type, payload=io.BytesIO(rec["payload"]), http_headers=http)
             )
     return path
+
+
+# The run before the kill point: a JVM start and a few stages, ~15-20 s idle, minutes on a busy box.
+KILL_POINT_TIMEOUT_S = 300
+
+
+def run_and_kill_when(arguments: list[str], ready: Callable[[], bool], what: str, log: Path) -> None:
+    """`corpus-pipeline ARGUMENTS` in a child process, killed with SIGKILL as soon as `ready()` is
+    true (`what` says what it waits for: a stage's work directory, a first commit record)."""
+    command = [sys.executable, "-m", "corpus_pipeline.cli", *arguments]
+    with log.open("wb") as out:
+        # Its own process group: SIGKILL takes the Python driver and its JVM down together, as a
+        # lost driver machine would.
+        driver = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + KILL_POINT_TIMEOUT_S
+        while not ready():
+            assert driver.poll() is None, f"the run ended (exit {driver.returncode}) first: {log.read_text()}"
+            assert time.monotonic() < deadline, f"{what} did not appear in {KILL_POINT_TIMEOUT_S} s"
+            time.sleep(0.02)
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait()

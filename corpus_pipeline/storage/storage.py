@@ -162,9 +162,18 @@ class Storage:
     # sees the whole object or none, which is what the commit protocol (schemas/stage_dir.md) rests on.
 
     def read_bytes(self, uri: str) -> bytes:
-        """A small object (a manifest, a commit record) whole; FileNotFoundError when absent."""
-        with self.open(uri) as stream:
-            return stream.read()
+        """A small object (a manifest, a commit record) whole, in one GET; FileNotFoundError when
+        absent, StorageAccessError when the bucket is missing or refuses us."""
+        bucket, key = split_uri(uri)
+
+        def get() -> bytes:
+            with self.s3().open_input_stream(f"{bucket}/{key}") as stream:
+                return stream.read()
+
+        try:
+            return self._ask(bucket, get)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{uri}: no such object") from None
 
     def put_bytes(self, uri: str, data: bytes) -> None:
         bucket, key = split_uri(uri)

@@ -4,12 +4,7 @@ exact and near duplicates), the settings that keep a run small, and on-disk coun
 from __future__ import annotations
 
 import functools
-import os
-import signal
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -72,26 +67,3 @@ def rejected_rows(run_dir: Path) -> dict[str, int]:
         key = f"{part.parents[2].name}/{part.parent.name.removeprefix('reason=')}"
         counts[key] = counts.get(key, 0) + pq.ParquetFile(part).metadata.num_rows
     return counts
-
-
-# The run before the kill point: a JVM start and a few stages, ~15-20 s idle, minutes on a busy box.
-KILL_POINT_TIMEOUT_S = 300
-
-
-def run_and_kill_when(arguments: list[str], directory: Path, work_glob: str, log: Path) -> None:
-    """`corpus-pipeline ARGUMENTS` in a child process, killed with SIGKILL as soon as `work_glob`
-    appears in `directory` (a stage's work directory: the stage has begun)."""
-    command = [sys.executable, "-m", "corpus_pipeline.cli", *arguments]
-    with log.open("wb") as out:
-        # Its own process group: SIGKILL takes the Python driver and its JVM down together, as a
-        # lost driver machine would.
-        driver = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + KILL_POINT_TIMEOUT_S
-        while not any(directory.glob(work_glob)):
-            assert driver.poll() is None, f"the run ended (exit {driver.returncode}) first: {log.read_text()}"
-            assert time.monotonic() < deadline, f"{work_glob} did not appear in {KILL_POINT_TIMEOUT_S} s"
-            time.sleep(0.05)
-    finally:
-        os.killpg(driver.pid, signal.SIGKILL)
-        driver.wait()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import run_and_kill_when
 from pipeline_inputs import (
     rejected_rows,
-    run_and_kill_when,
     small_config,
     small_run_overrides,
     warc_record_count,
@@ -58,7 +58,8 @@ def test_kill_9_in_dedup_then_rerun_continues_and_gives_identical_shards(referen
     _inputs(tmp_path)
     run_dir = tmp_path / "runs" / "demo"
     arguments = _run_arguments(tmp_path)
-    run_and_kill_when(arguments, run_dir, ".04_dedup.inprogress-*", tmp_path / "killed.log")
+    started = ".04_dedup.inprogress-*"
+    run_and_kill_when(arguments, lambda: any(run_dir.glob(started)), started, tmp_path / "killed.log")
 
     assert not (run_dir / "04_dedup").exists(), "the kill came after dedup finished"
     record = json.loads((run_dir / "run_record.json").read_text())

@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import run_and_kill_when
 from multi_source_inputs import multi_source_overrides
-from pipeline_inputs import run_and_kill_when
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.pipeline import exit_codes
@@ -29,7 +29,8 @@ def test_kill_9_in_the_last_source_then_rerun_reuses_the_others_and_gives_identi
     arguments += [arg for override in multi_source_overrides(tmp_path) for arg in ("--set", override)]
     run_dir = tmp_path / "runs" / "demo"
     wiki = run_dir / "sources" / "wiki"
-    run_and_kill_when(arguments, wiki, ".01_ingest.inprogress-*", tmp_path / "killed.log")
+    started = ".01_ingest.inprogress-*"
+    run_and_kill_when(arguments, lambda: any(wiki.glob(started)), started, tmp_path / "killed.log")
     assert not (wiki / "01_ingest").exists(), "the kill came after the wiki source finished"
 
     # The rerun in this process: the same CLI, and the session's JVM instead of a second start.

@@ -115,6 +115,7 @@ class ObjectStageDir:
     output: str
     fingerprint: str
     storage: Storage = field(default_factory=Storage)
+    _records: dict[str, list[dict]] = field(default_factory=dict, repr=False)
 
     @property
     def work(self) -> str:
@@ -138,14 +139,18 @@ class ObjectStageDir:
         """The commit area, keeping this fingerprint's records (their tasks are reused); the records
         of another input or config are useless now."""
         bucket, prefix = _bucket_key(join(self.output, WORK))
-        mine = _bucket_key(self.work)[1] + "/"
-        self.storage.delete([u for u in self.storage.list_prefix(bucket, prefix + "/") if mine not in u + "/"])
+        mine = self.work + "/"
+        self.storage.delete([u for u in self.storage.list_prefix(bucket, prefix + "/") if not u.startswith(mine)])
         return ObjectWork(self.output, self.fingerprint, self.storage)
 
     def records(self, area: str | None = None) -> list[dict]:
-        bucket, prefix = _bucket_key(join(area or self.work, TASKS))
-        uris = sorted(self.storage.list_prefix(bucket, prefix + "/"))
-        return [json.loads(self.storage.read_bytes(uri)) for uri in uris]
+        """The commit records of every finished task (read once: a fused pass merges them per stage)."""
+        area = area or self.work
+        if area not in self._records:
+            bucket, prefix = _bucket_key(join(area, TASKS))
+            uris = sorted(self.storage.list_prefix(bucket, prefix + "/"))
+            self._records[area] = [json.loads(data) for data in self.storage.read_many(uris)]
+        return self._records[area]
 
     def complete(
         self, stage_name: str, wall_seconds: float, work: ObjectWork | None = None, kept: str = "here", **marker

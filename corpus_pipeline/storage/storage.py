@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO
 
 from pyarrow import fs
@@ -20,6 +21,7 @@ from corpus_pipeline.storage.errors import access_error, missing_bucket
 from corpus_pipeline.storage.object_reader import RetryingObjectReader
 
 S3_SCHEME = "s3://"
+_IN_FLIGHT = 16
 
 
 def is_object_uri(path: object) -> bool:
@@ -198,15 +200,30 @@ class Storage:
             while block := source.read(self.config.read_block_bytes):
                 target.write(block)
 
+    def read_many(self, uris: list[str]) -> list[bytes]:
+        """Small objects (a stage's commit records), `_IN_FLIGHT` GETs at a time, in order."""
+        return self._each(self.read_bytes, uris)
+
     def delete(self, uris: list[str]) -> None:
         """Delete objects; one that is already gone is not an error (a cleanup may run twice)."""
-        for uri in uris:
-            bucket, key = split_uri(uri)
-            try:
-                self._ask(bucket, lambda bucket=bucket, key=key: self.s3().delete_file(f"{bucket}/{key}"))
-            except FileNotFoundError:
-                pass
-            self._infos.pop(uri, None)
+        self._each(self._delete_one, uris)
+
+    def _delete_one(self, uri: str) -> None:
+        bucket, key = split_uri(uri)
+        try:
+            self._ask(bucket, lambda: self.s3().delete_file(f"{bucket}/{key}"))
+        except FileNotFoundError:
+            pass
+        self._infos.pop(uri, None)
+
+    @staticmethod
+    def _each(request, uris: list[str]) -> list:
+        # A request is a round trip of ~10-50 ms on S3 and the C++ client releases the GIL: with 16
+        # in flight the 10,000 records of a 10,000-task stage take seconds, one at a time minutes.
+        if len(uris) < 2:
+            return [request(uri) for uri in uris]
+        with ThreadPoolExecutor(max_workers=_IN_FLIGHT) as pool:
+            return list(pool.map(request, uris))
 
     def delete_prefix(self, uri: str) -> None:
         """Every object under `uri/` (a batch DeleteObjects per 1,000 keys), folder markers included."""

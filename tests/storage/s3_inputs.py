@@ -8,9 +8,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from corpus_pipeline.config import load_config
+from corpus_pipeline.engine import object_stage
 from corpus_pipeline.engine.lifecycle import StageResult
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.engine.stage_dir import stage_files
+from corpus_pipeline.storage import Storage
 
 
 def upload(server, bucket: str, files: list[Path], prefix: str) -> list[str]:
@@ -28,3 +31,30 @@ def documents(result: StageResult) -> list[dict]:
     """The kept rows by id, without `file_path` (a local path on one side, a URI on the other)."""
     rows = pq.read_table(result.output).drop_columns(["file_path"]).to_pylist()
     return sorted(rows, key=lambda row: (row["id"], row["warc_offset"] or 0))
+
+
+def object_keys(s3_server, bucket: str, prefix: str) -> set[str]:
+    """The objects under `prefix`, but the empty folder markers (`a/b/`, 0 bytes) that pyarrow writes
+    where it deleted a folder's last object: they hold nothing and no manifest names them."""
+    listed = s3_server.client().list_objects_v2(Bucket=bucket, Prefix=prefix)
+    return {item["Key"][len(prefix) :] for item in listed.get("Contents", []) if not item["Key"].endswith("/")}
+
+
+def logical_bytes(uri: str) -> dict[str, bytes]:
+    """Every logical file of a finished stage (but the stats, which hold wall seconds) -> its bytes."""
+    storage = Storage()
+    files = stage_files(uri)
+    return {name: storage.read_bytes(str(where)) for name, where in files.items() if name != "_stats.json"}
+
+
+def task_uploads(monkeypatch) -> list[str]:
+    """The names of the tasks that upload a commit from now on (a resumed run's work)."""
+    uploads: list[str] = []
+    upload_task = object_stage.upload_task
+
+    def counted(storage, area, outputs, task, identity, files):
+        uploads.append(task)
+        upload_task(storage, area, outputs, task, identity, files)
+
+    monkeypatch.setattr(object_stage, "upload_task", counted)
+    return uploads

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pytest
 from conftest import html_page, run_and_kill_when, write_warc
-from test_s3_stage_outputs import _keys, _logical_bytes
+from s3_inputs import logical_bytes, object_keys, task_uploads
 
 from corpus_pipeline.config import load_config
-from corpus_pipeline.engine import object_stage
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_dir import read_success
@@ -46,25 +45,18 @@ def test_kill_9_while_extract_writes_to_a_bucket_then_rerun_resumes_to_identical
     run_and_kill_when(arguments, lambda: committed() >= 1, "a first commit record", tmp_path / "killed.log")
     done_before = committed()
     assert 1 <= done_before < FILES, "the kill came after the stage finished"
-    assert "_SUCCESS" not in _keys(s3_server, bucket, "extract/")
+    assert "_SUCCESS" not in object_keys(s3_server, bucket, "extract/")
 
-    uploads = []
-    upload_task = object_stage.upload_task
-
-    def counted(storage, area, outputs, task, identity, files):
-        uploads.append(task)
-        upload_task(storage, area, outputs, task, identity, files)
-
-    monkeypatch.setattr(object_stage, "upload_task", counted)
+    uploads = task_uploads(monkeypatch)
     resumed = run_stage("extract", inputs, output, load_config(None, []), LocalExecutor())
     assert resumed.stats.kept == FILES * PAGES
     assert len(uploads) == FILES - done_before  # the committed tasks were not run again
 
     clean = f"s3://{bucket}/clean"
     run_stage("extract", inputs, clean, load_config(None, []), LocalExecutor())
-    assert _logical_bytes(output) == _logical_bytes(clean)
+    assert logical_bytes(output) == logical_bytes(clean)
     # The dead attempt's files (uploaded, never recorded) and every record are gone.
-    assert _keys(s3_server, bucket, "extract/") == {"_SUCCESS", *read_success(output)["files"].values()}
+    assert object_keys(s3_server, bucket, "extract/") == {"_SUCCESS", *read_success(output)["files"].values()}
 
 
 def test_an_output_in_a_missing_bucket_or_with_refused_credentials_is_a_clear_error(

@@ -9,12 +9,13 @@ import json
 import pyarrow.parquet as pq
 import pytest
 from conftest import html_page, write_warc
+from s3_inputs import logical_bytes, object_keys, task_uploads
 
 from corpus_pipeline.config import load_config
-from corpus_pipeline.engine import lifecycle, object_stage
+from corpus_pipeline.engine import lifecycle
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_fused, run_stage
-from corpus_pipeline.engine.stage_dir import MissingInputError, input_parts, read_success, stage_files
+from corpus_pipeline.engine.stage_dir import MissingInputError, input_parts, read_success
 from corpus_pipeline.storage import Storage
 
 
@@ -31,26 +32,12 @@ def _warcs(tmp_path, files: int = 3, pages: int = 4):
     return paths
 
 
-def _keys(s3_server, bucket: str, prefix: str) -> set[str]:
-    """The objects under `prefix`, but the empty folder markers (`a/b/`, 0 bytes) that pyarrow writes
-    where it deleted a folder's last object: they hold nothing and no manifest names them."""
-    listed = s3_server.client().list_objects_v2(Bucket=bucket, Prefix=prefix)
-    return {item["Key"][len(prefix) :] for item in listed.get("Contents", []) if not item["Key"].endswith("/")}
-
-
 def _rows(parts) -> list[dict]:
     storage = Storage()
     rows = []
     for part in parts:
         rows += pq.read_table(storage.parquet_source(str(part))).to_pylist()
     return rows
-
-
-def _logical_bytes(uri: str) -> dict[str, bytes]:
-    """Every logical file of a finished stage (but the stats, which hold wall seconds) -> its bytes."""
-    storage = Storage()
-    files = stage_files(uri)
-    return {name: storage.read_bytes(str(where)) for name, where in files.items() if name != "_stats.json"}
 
 
 def test_a_fused_pass_to_a_bucket_gives_the_local_documents_and_leaves_only_what_its_manifest_names(
@@ -72,7 +59,7 @@ def test_a_fused_pass_to_a_bucket_gives_the_local_documents_and_leaves_only_what
     # Only the manifest, the stats and the parts the manifest names: no _work/, no attempt left over.
     manifest = read_success(outputs[-1])
     assert manifest["fused_with"] == names and manifest["kept"] == "here"
-    assert _keys(s3_server, bucket, "runs/r1/normalize/") == {"_SUCCESS", *manifest["files"].values()}
+    assert object_keys(s3_server, bucket, "runs/r1/normalize/") == {"_SUCCESS", *manifest["files"].values()}
     assert read_success(outputs[0])["kept"] == "normalize"  # fused: its documents are kept downstream
     with pytest.raises(MissingInputError, match="ran fused"):
         input_parts(outputs[0])
@@ -98,7 +85,7 @@ def test_document_stages_read_and_write_a_bucket_and_a_rerun_with_other_settings
     assert manifest["fingerprint"] != old_manifest["fingerprint"]
     assert second.stats.kept + sum(second.stats.dropped.values()) == 8
     # The replaced output's objects are gone; only the new manifest's remain.
-    assert _keys(s3_server, bucket, "langid/") == {"_SUCCESS", *manifest["files"].values()}
+    assert object_keys(s3_server, bucket, "langid/") == {"_SUCCESS", *manifest["files"].values()}
     assert not set(old_manifest["files"].values()) & set(manifest["files"].values())
 
 
@@ -111,7 +98,7 @@ def test_a_failed_run_leaves_the_previous_output_readable_and_the_next_one_resum
     inputs = [str(p) for p in warcs]
     run_stage("extract", inputs[:2], output, config, LocalExecutor())
     previous = read_success(output)
-    before = _logical_bytes(output)
+    before = logical_bytes(output)
 
     # The third task fails after the first two committed: the run stops before its manifest.
     real = lifecycle.run_chain_task
@@ -126,26 +113,19 @@ def test_a_failed_run_leaves_the_previous_output_readable_and_the_next_one_resum
         run_stage("extract", inputs, output, config, LocalExecutor())
     # A reader still sees the previous output, whole; the new attempts' objects are not named by it.
     assert read_success(output) == previous
-    assert _logical_bytes(output) == before
-    records = _keys(s3_server, bucket, "extract/_work/")
+    assert logical_bytes(output) == before
+    records = object_keys(s3_server, bucket, "extract/_work/")
     assert len(records) == 2 and all("/tasks/part-0000" in key for key in records)
 
     monkeypatch.setattr(lifecycle, "run_chain_task", real)
-    commits = []
-    upload_task = object_stage.upload_task
-
-    def counted(storage, area, outputs, task, identity, files):
-        commits.append(task)
-        upload_task(storage, area, outputs, task, identity, files)
-
-    monkeypatch.setattr(object_stage, "upload_task", counted)
+    commits = task_uploads(monkeypatch)
     resumed = run_stage("extract", inputs, output, config, LocalExecutor())
     assert commits == ["part-00002"]  # the two committed tasks were reused
     assert resumed.stats.kept == 12
     fresh = f"s3://{bucket}/fresh"
     run_stage("extract", inputs, fresh, config, LocalExecutor())
-    assert _logical_bytes(output) == _logical_bytes(fresh)
-    assert _keys(s3_server, bucket, "extract/") == {"_SUCCESS", *read_success(output)["files"].values()}
+    assert logical_bytes(output) == logical_bytes(fresh)
+    assert object_keys(s3_server, bucket, "extract/") == {"_SUCCESS", *read_success(output)["files"].values()}
 
 
 def test_tokenize_and_train_tokenizer_write_a_bucket_byte_for_byte_as_locally(s3_server, bucket, tmp_path):
@@ -157,7 +137,7 @@ def test_tokenize_and_train_tokenizer_write_a_bucket_byte_for_byte_as_locally(s3
     run_stage("extract", [str(p) for p in warcs], tmp_path / "extract", config, executor)
     run_stage("train-tokenizer", docs, f"s3://{bucket}/tokenizer", config, executor)
     run_stage("train-tokenizer", tmp_path / "extract", tmp_path / "tokenizer", config, executor)
-    remote_tokenizer = _logical_bytes(f"s3://{bucket}/tokenizer")["tokenizer.json"]
+    remote_tokenizer = logical_bytes(f"s3://{bucket}/tokenizer")["tokenizer.json"]
     assert remote_tokenizer == (tmp_path / "tokenizer" / "tokenizer.json").read_bytes()
 
     remote = run_stage(
@@ -167,7 +147,7 @@ def test_tokenize_and_train_tokenizer_write_a_bucket_byte_for_byte_as_locally(s3
         "tokenize", tmp_path / "extract", tmp_path / "tokens", config, executor, tokenizer=tmp_path / "tokenizer"
     )
     assert remote.stats.kept == local.stats.kept == 12
-    files = _logical_bytes(f"s3://{bucket}/tokens")
+    files = logical_bytes(f"s3://{bucket}/tokens")
     manifest = json.loads(files["manifest.json"])
     assert len(manifest["shards"]) > 1
     for shard in manifest["shards"]:

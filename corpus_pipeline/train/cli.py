@@ -19,8 +19,19 @@ EXIT_OK, EXIT_INPUT, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 143
 
 def register(verbs) -> None:
     train = verbs.add_parser("train", help="train a GPT on token shards (one process, or every rank under torchrun)")
-    train.add_argument("--shards", required=True, type=Path, help="a token-shard directory (corpus-pipeline tokenize)")
-    train.add_argument("--out", type=Path, help="checkpoints and logs (default: train_<preset> beside the shards)")
+    train.add_argument(
+        "--shards",
+        required=True,
+        help="a token-shard directory (corpus-pipeline tokenize), or an s3:// one, copied to --cache first",
+    )
+    train.add_argument(
+        "--out", type=Path, help="checkpoints and logs (default: train_<preset> beside local shards; s3://: required)"
+    )
+    train.add_argument(
+        "--cache",
+        type=Path,
+        help="where s3:// shards are copied (default: $CORPUS_PIPELINE_CACHE, else ~/.cache/corpus_pipeline/shards)",
+    )
     train.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt exactly")
     _config_arguments(train)
     train.set_defaults(handler=_train)
@@ -75,18 +86,47 @@ def _run(args, body) -> int:
         dist.close()
 
 
-def _train(args, _pipeline_config) -> int:
+def _train(args, pipeline_config) -> int:
+    from corpus_pipeline.storage import is_object_uri
     from corpus_pipeline.train.train import train
 
+    if is_object_uri(args.shards) and args.out is None:
+        print("corpus-pipeline train: --out is required with s3:// shards (checkpoints are local)", file=sys.stderr)
+        return EXIT_CONFIG
+
     def body(config, dist) -> int:
-        out = args.out or args.shards.resolve().parent / f"train_{config.preset}"
-        result = train(args.shards, out, config, dist, resume=args.resume)
+        shards = _local_shards(args.shards, args.cache, pipeline_config, config, dist)
+        if config.val_shards:
+            val_shards = _local_shards(config.val_shards, args.cache, pipeline_config, config, dist)
+            config = config.model_copy(update={"val_shards": str(val_shards)})
+        out = args.out or shards.resolve().parent / f"train_{config.preset}"
+        result = train(shards, out, config, dist, resume=args.resume)
         if dist.is_main:
             state = "stopped by SIGTERM at" if result.interrupted else "finished at"
             print(f"train: {state} step {result.step}; validation loss {result.val_loss}; {out}")
         return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
 
     return _run(args, body)
+
+
+def _local_shards(shards: str, cache: Path | None, pipeline_config, config, dist) -> Path:
+    """A local shard directory as given; an s3:// one copied to the node's cache (shard_cache.py)."""
+    from corpus_pipeline.storage import Storage, is_object_uri
+    from corpus_pipeline.train.shard_cache import cached_shards, default_cache_dir
+
+    if not is_object_uri(shards):
+        return Path(shards)
+    copy = cached_shards(
+        shards,
+        cache or default_cache_dir(),
+        Storage(pipeline_config.storage),
+        checksums=config.verify_shards == "checksums",
+        local_rank=dist.local_rank,
+        barrier=dist.barrier,
+    )
+    if dist.is_main:
+        print(f"train: {copy.format()}", flush=True)
+    return copy.directory
 
 
 def _ablate(args, _pipeline_config) -> int:

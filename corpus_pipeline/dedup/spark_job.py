@@ -22,7 +22,8 @@ from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
 from corpus_pipeline.dedup.paragraph_job import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED
 from corpus_pipeline.dedup.repeats import split_repeats
 from corpus_pipeline.dedup.stage import CLUSTER_FIELDS
-from corpus_pipeline.engine.spark import spark_schema
+from corpus_pipeline.engine.spark_read import read_parts
+from corpus_pipeline.storage import Storage
 
 _REASON, _KEPT = "_dedup_reason", "_dedup_kept_id"
 
@@ -63,14 +64,21 @@ class DecisionColumns:
 
 
 def decided_documents(
-    spark, parts: list[Path], input_schema: pa.Schema, dedup: DedupConfig, index_dir: Path | None
+    spark,
+    parts: list[Path | str],
+    input_schema: pa.Schema,
+    dedup: DedupConfig,
+    index_dir: Path | None,
+    storage: Storage | None = None,
 ) -> tuple[DataFrame, DecisionColumns]:
-    """Every document of `parts` with its decision and cluster columns (and, with `index_dir`,
-    decided against every published snapshot too)."""
-    docs = spark.read.schema(spark_schema(input_schema)).parquet(*[str(p) for p in parts])
-    docs = docs.drop(*[f.name for f in CLUSTER_FIELDS if f.name in docs.columns])
+    """Every document of `parts` (local or `s3://`, read through `storage`) with its decision and
+    cluster columns (and, with `index_dir`, decided against every published snapshot too)."""
+    storage = storage or Storage()
+    clusters = {field.name for field in CLUSTER_FIELDS}  # decided again here
+    columns = [name for name in input_schema.names if name not in clusters]
+    docs = read_parts(spark, [str(part) for part in parts], input_schema, storage, columns)
     docs = with_source_rank(docs, dedup.source_priority)
-    index = read_index(index_dir, dedup, spark) if index_dir is not None else None
+    index = read_index(index_dir, dedup, spark, storage) if index_dir is not None else None
     docs, repeats = split_repeats(docs)
     repeats = repeats.select(
         "*",

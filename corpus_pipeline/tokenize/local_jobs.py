@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.parquet import open_parquet
 from corpus_pipeline.tokenize.sample import UNKNOWN_LANGUAGE, SamplePlan, in_sample
 from corpus_pipeline.tokenize.shard_task import TokenizeJob, arrow_rows, write_buckets
 from corpus_pipeline.tokenize.sharding import bucket_of
@@ -21,21 +22,23 @@ from corpus_pipeline.tokenize.sharding import bucket_of
 _BATCH_ROWS = 1_000
 
 
-def _batches(parts: list[Path], input_schema: pa.Schema) -> Iterator[pa.RecordBatch]:
-    """id, text (binary), language (never null) of every document."""
+def _batches(parts: list[Path | str], input_schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    """id, text (binary), language (never null) of every document, local or `s3://` parts."""
     has_language = "language" in input_schema.names
     columns = ["id", "text", "language"] if has_language else ["id", "text"]
+    storage = Storage()
     for part in parts:
-        for batch in pq.ParquetFile(part).iter_batches(batch_size=_BATCH_ROWS, columns=columns):
-            language = batch.column("language") if has_language else pa.nulls(batch.num_rows, pa.string())
-            yield pa.RecordBatch.from_arrays(
-                [
-                    batch.column("id"),
-                    batch.column("text").cast(pa.large_binary()),
-                    pc.fill_null(language, UNKNOWN_LANGUAGE),
-                ],
-                names=["id", "text", "language"],
-            )
+        with open_parquet(storage, str(part)) as parquet:
+            for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
+                language = batch.column("language") if has_language else pa.nulls(batch.num_rows, pa.string())
+                yield pa.RecordBatch.from_arrays(
+                    [
+                        batch.column("id"),
+                        batch.column("text").cast(pa.large_binary()),
+                        pc.fill_null(language, UNKNOWN_LANGUAGE),
+                    ],
+                    names=["id", "text", "language"],
+                )
 
 
 def language_totals(parts: list[Path], input_schema: pa.Schema) -> dict[str, tuple[int, int]]:

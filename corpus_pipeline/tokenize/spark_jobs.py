@@ -1,5 +1,7 @@
 """The Spark side of tokenizer training and tokenization (the one module here that imports pyspark).
 
+Every job reads the parts through the storage layer (engine/spark_read.py: local or `s3://`).
+
 - language totals: one aggregation, a handful of rows to the driver;
 - the training sample: a filter on the hashed id (sample.py), streamed to the driver partition by
   partition with toLocalIterator (the driver holds one partition's sampled rows at most, never the
@@ -18,7 +20,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from corpus_pipeline.engine.spark import spark_schema
+from corpus_pipeline.engine.spark_read import read_parts
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.sample import SAMPLE_MODULUS, UNKNOWN_LANGUAGE, SamplePlan
 from corpus_pipeline.tokenize.shard_task import TokenizeJob, arrow_rows, write_buckets
 from corpus_pipeline.tokenize.sharding import partition_keys, threads_per_task
@@ -26,19 +29,23 @@ from corpus_pipeline.tokenize.sharding import partition_keys, threads_per_task
 _RESULT_SCHEMA = "bucket int, documents long, partition int"
 
 
-def _documents(spark, parts: list[Path], input_schema: pa.Schema):
+def _documents(spark, parts: list[Path | str], input_schema: pa.Schema, storage: Storage | None):
     from pyspark.sql import functions as F
 
-    frame = spark.read.schema(spark_schema(input_schema)).parquet(*[str(part) for part in parts])
-    language = F.col("language") if "language" in input_schema.names else F.lit(None).cast("string")
+    has_language = "language" in input_schema.names
+    columns = ["id", "text", "language"] if has_language else ["id", "text"]
+    frame = read_parts(spark, [str(part) for part in parts], input_schema, storage or Storage(), columns)
+    language = F.col("language") if has_language else F.lit(None).cast("string")
     return frame.select("id", "text", F.coalesce(language, F.lit(UNKNOWN_LANGUAGE)).alias("language"))
 
 
-def language_totals(spark, parts: list[Path], input_schema: pa.Schema) -> dict[str, tuple[int, int]]:
+def language_totals(
+    spark, parts: list[Path | str], input_schema: pa.Schema, storage: Storage | None = None
+) -> dict[str, tuple[int, int]]:
     from pyspark.sql import functions as F
 
     rows = (
-        _documents(spark, parts, input_schema)
+        _documents(spark, parts, input_schema, storage)
         .groupBy("language")
         .agg(F.count(F.lit(1)).alias("docs"), F.sum(F.octet_length("text")).alias("bytes"))
         .collect()
@@ -46,7 +53,9 @@ def language_totals(spark, parts: list[Path], input_schema: pa.Schema) -> dict[s
     return {row["language"]: (row["docs"], row["bytes"] or 0) for row in rows}
 
 
-def training_texts(spark, parts: list[Path], input_schema: pa.Schema, plan: SamplePlan) -> Iterator[tuple[str, str]]:
+def training_texts(
+    spark, parts: list[Path | str], input_schema: pa.Schema, plan: SamplePlan, storage: Storage | None = None
+) -> Iterator[tuple[str, str]]:
     """(language, text) of every sampled document."""
     from pyspark.sql import functions as F
 
@@ -55,13 +64,21 @@ def training_texts(spark, parts: list[Path], input_schema: pa.Schema, plan: Samp
         return
     threshold = F.create_map(*[F.lit(value) for item in thresholds.items() for value in item])
     key = F.pmod(F.xxhash64(F.concat(F.lit(f"{plan.seed}:"), F.col("id"))), F.lit(SAMPLE_MODULUS))
-    sampled = _documents(spark, parts, input_schema).where(key < F.coalesce(threshold[F.col("language")], F.lit(0)))
+    sampled = _documents(spark, parts, input_schema, storage).where(
+        key < F.coalesce(threshold[F.col("language")], F.lit(0))
+    )
     for row in sampled.select("language", "text").toLocalIterator(prefetchPartitions=True):
         yield row["language"], row["text"]
 
 
 def tokenize_buckets(
-    spark, parts: list[Path], input_schema: pa.Schema, job: TokenizeJob, buckets: int, threads: int | None
+    spark,
+    parts: list[Path | str],
+    input_schema: pa.Schema,
+    job: TokenizeJob,
+    buckets: int,
+    threads: int | None,
+    storage: Storage | None = None,
 ) -> dict[int, int]:
     """Write every bucket's files; returns bucket -> the Spark partition that wrote it."""
     from pyspark import TaskContext
@@ -69,7 +86,9 @@ def tokenize_buckets(
 
     threads = threads or threads_per_task(spark.sparkContext.defaultParallelism, buckets)
     done = [bucket for bucket in range(buckets) if job.bucket_done(bucket)]
-    frame = _documents(spark, parts, input_schema).select("id", F.col("text").cast("binary").alias("text"), "language")
+    frame = _documents(spark, parts, input_schema, storage).select(
+        "id", F.col("text").cast("binary").alias("text"), "language"
+    )
     frame = frame.withColumn("bucket", F.pmod(F.xxhash64("id"), F.lit(buckets)).cast("int"))
     if done:  # a resumed run: buckets finished by the killed attempt are kept, not redone
         frame = frame.where(~F.col("bucket").isin(done))

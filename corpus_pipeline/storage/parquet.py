@@ -1,0 +1,23 @@
+"""Parquet files opened through `Storage`: a local path memory-mapped as before, an object streamed
+by the retrying reader. pyarrow closes only a source it opened itself, so the object's stream is
+closed here."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import pyarrow.parquet as pq
+
+from corpus_pipeline.storage.storage import Storage
+
+
+@contextlib.contextmanager
+def open_parquet(storage: Storage, path: str) -> Iterator[pq.ParquetFile]:
+    source = storage.parquet_source(path)
+    try:
+        with pq.ParquetFile(source) as parquet:
+            yield parquet
+    finally:
+        if source is not path:  # an object's stream, ours to close
+            source.close()

@@ -24,7 +24,7 @@ from corpus_pipeline.engine.task_output import TaskAttempt, task_done
 from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.engine.tasks import split_verdicts, table_text_bytes
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage import Storage, is_object_uri
 
 STAGE_NAME = "dedup"
 CLUSTER_FIELDS = (pa.field("dup_cluster_id", pa.string()), pa.field("dup_cluster_size", pa.int64()))
@@ -37,6 +37,9 @@ class DedupStage(GlobalStage):
 
     def __init__(self, config: DedupConfig | None = None, index: Path | None = None):
         self.config = config or DedupConfig()
+        if index is not None and is_object_uri(index):
+            # Its published folders are renamed into place (dedup/index.py): a local or shared directory.
+            raise ValueError(f"--index {index}: the cross-snapshot dedup index must be a local or shared directory")
         self.index = Path(index) if index is not None else None
 
     def config_fingerprint(self) -> str:

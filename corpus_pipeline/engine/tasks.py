@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.task_output import ROWS_PER_WRITE, StageAttempt, TaskAttempt, task_done
@@ -23,6 +22,7 @@ from corpus_pipeline.engine.task_plan import Task
 from corpus_pipeline.stages.base import DocumentStage, SourceStage, VerdictTable
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.parquet import open_parquet
 
 
 @dataclass(frozen=True)
@@ -113,9 +113,9 @@ def _source_tables(
 def _part_tables(task: Task, schema: pa.Schema, storage: Storage) -> Iterator[pa.Table]:
     if not task.row_groups:
         return
-    part = pq.ParquetFile(storage.parquet_source(task.path))
-    for batch in part.iter_batches(batch_size=ROWS_PER_WRITE, row_groups=list(task.row_groups)):
-        yield conform(batch, schema)
+    with open_parquet(storage, task.path) as part:
+        for batch in part.iter_batches(batch_size=ROWS_PER_WRITE, row_groups=list(task.row_groups)):
+            yield conform(batch, schema)
 
 
 def run_chain_task(chain: Chain, task: Task) -> dict[str, StageStats]:

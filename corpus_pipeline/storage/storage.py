@@ -105,12 +105,10 @@ class Storage:
 
     def parquet_metadata(self, path: str):
         """A Parquet file's footer (row groups, schema): two ranged reads of an object, not the object."""
-        import pyarrow.parquet as pq
+        from corpus_pipeline.storage.parquet import open_parquet
 
-        if not is_object_uri(path):
-            return pq.read_metadata(path)
-        with self.open(path) as stream:
-            return pq.read_metadata(stream)
+        with open_parquet(self, path) as parquet:
+            return parquet.metadata
 
     def exists(self, path: str) -> bool:
         if not is_object_uri(path):

@@ -22,11 +22,11 @@ from corpus_pipeline.tokenize.sharding import bucket_of
 _BATCH_ROWS = 1_000
 
 
-def _batches(parts: list[Path | str], input_schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+def _batches(parts: list[Path | str], input_schema: pa.Schema, storage: Storage | None) -> Iterator[pa.RecordBatch]:
     """id, text (binary), language (never null) of every document, local or `s3://` parts."""
     has_language = "language" in input_schema.names
     columns = ["id", "text", "language"] if has_language else ["id", "text"]
-    storage = Storage()
+    storage = storage or Storage()
     for part in parts:
         with open_parquet(storage, str(part)) as parquet:
             for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
@@ -41,9 +41,11 @@ def _batches(parts: list[Path | str], input_schema: pa.Schema) -> Iterator[pa.Re
                 )
 
 
-def language_totals(parts: list[Path], input_schema: pa.Schema) -> dict[str, tuple[int, int]]:
+def language_totals(
+    parts: list[Path | str], input_schema: pa.Schema, storage: Storage | None = None
+) -> dict[str, tuple[int, int]]:
     totals: dict[str, tuple[int, int]] = {}
-    for batch in _batches(parts, input_schema):
+    for batch in _batches(parts, input_schema, storage):
         sizes = pc.binary_length(batch.column("text")).to_pylist()
         for language, size in zip(batch.column("language").to_pylist(), sizes, strict=True):
             docs, nbytes = totals.get(language, (0, 0))
@@ -51,16 +53,18 @@ def language_totals(parts: list[Path], input_schema: pa.Schema) -> dict[str, tup
     return totals
 
 
-def training_texts(parts: list[Path], input_schema: pa.Schema, plan: SamplePlan) -> Iterator[tuple[str, str]]:
-    for batch in _batches(parts, input_schema):
+def training_texts(
+    parts: list[Path | str], input_schema: pa.Schema, plan: SamplePlan, storage: Storage | None = None
+) -> Iterator[tuple[str, str]]:
+    for batch in _batches(parts, input_schema, storage):
         columns = (batch.column(name).to_pylist() for name in ("id", "language", "text"))
         for doc_id, language, raw in zip(*columns, strict=True):
             if in_sample(plan, doc_id, language):
                 yield language, raw.decode("utf-8", errors="replace")
 
 
-def tokenize_buckets(parts: list[Path], input_schema: pa.Schema, job: TokenizeJob, buckets: int) -> None:
-    batches = list(_batches(parts, input_schema))
+def tokenize_buckets(parts: list[Path | str], input_schema: pa.Schema, job: TokenizeJob, buckets: int) -> None:
+    batches = list(_batches(parts, input_schema, job.storage))
     if not batches:
         return
     table = pa.Table.from_batches(batches)

@@ -93,7 +93,8 @@ class TokenizeStage(GlobalStage):
             if executor.distributed:
                 from corpus_pipeline.tokenize import spark_jobs
 
-                spark_jobs.tokenize_buckets(executor.session(), parts, schema, job, buckets, settings.threads_per_task)
+                threads = settings.threads_per_task
+                spark_jobs.tokenize_buckets(executor.session(), parts, schema, job, buckets, threads, job.storage)
             else:
                 local_jobs.tokenize_buckets(parts, schema, job, buckets)
         self._manifest = (buckets, vocabulary.dtype, vocabulary.vocab, vocabulary.eod_id)

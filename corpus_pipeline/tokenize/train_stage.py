@@ -82,11 +82,11 @@ class TrainTokenizerStage(GlobalStage):
             from corpus_pipeline.tokenize import spark_jobs
 
             jobs, where = (spark_jobs, (executor.session(), parts, schema))
-        totals = jobs.language_totals(*where) if schema is not None else {}
+        totals = jobs.language_totals(*where, storage=work.storage) if schema is not None else {}
         plan = plan_sample(totals, self.config)
         if not plan.thresholds:
             raise ValueError(f"{input_dir}: no documents to train a tokenizer on (languages: {sorted(totals)})")
-        texts = jobs.training_texts(*where, plan)
+        texts = jobs.training_texts(*where, plan, storage=work.storage)
         tokenizer = train_bpe(_sample_batches(texts, plan, self.config.max_document_chars), self.config)
         sha = save_tokenizer(tokenizer, work.file(TOKENIZER_FILE))
         record = {"sha256": sha, "vocab_size": vocab_size(tokenizer), "sample": plan.to_dict()}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from corpus_pipeline.cli_options import add_runner_options
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.stage_dir import location
 from corpus_pipeline.pipeline import exit_codes
 
 
@@ -27,7 +27,9 @@ def register(verbs) -> None:
         epilog=exit_codes.describe(exit_codes.RUN_CODES),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("--output", type=Path, help="run directory (default: <data_root>/runs/<run_id>)")
+    run.add_argument(
+        "--output", type=location, help="run directory, a path or s3://bucket/prefix (default: data_root/runs/run_id)"
+    )
     add_runner_options(run)
     run.set_defaults(handler=run_verb)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from corpus_pipeline.pipeline.runner import GATE_FAILED, PipelineResult
+from corpus_pipeline.storage import is_object_uri
 from corpus_pipeline.summary import format_funnel
 
 
@@ -28,5 +29,6 @@ def run_summary(result: PipelineResult) -> str:
     lines.append(f"run record:   {result.record.path}")
     report = result.outcomes.get("report")
     if report is not None and report.output is not None:
-        lines.append(f"report:       open {report.output.resolve().as_uri()}")
+        where = report.output if is_object_uri(report.output) else report.output.resolve().as_uri()
+        lines.append(f"report:       open {where}")
     return "\n".join(lines)

@@ -11,19 +11,20 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.config.pipeline import SourceConfig
 from corpus_pipeline.engine.lifecycle import Executor, StageResult
 from corpus_pipeline.engine.source_configs import INGEST_KINDS, SOURCES_DIR, source_config, with_source_priority
+from corpus_pipeline.engine.stage_dir import Location, child, location
 from corpus_pipeline.stats import StageStats
 
 
 @dataclass(frozen=True)
 class RunPlan:
     config: PipelineConfig
-    run_dir: Path
+    run_dir: Location  # a local path, or an `s3://` prefix when data_root is on a store
     runner: str = "spark"  # "spark" or "local" (dedup's decisions are Spark jobs either way)
     inputs: tuple[str, ...] = ()  # WARC/WET files, folders or globs; empty: crawl `seeds`
     seeds: Path | None = None
-    tokenizer: Path | None = None  # None: train one on the run's corpus
+    tokenizer: Location | None = None  # None: train one on the run's corpus
     index_dir: Path | None = None  # dedup against this cross-snapshot index too
-    previous_run: Path | None = None  # the run the report measures drift against
+    previous_run: Location | None = None  # the run the report measures drift against
     datasets: tuple[str, ...] = ()  # files for `ingest` (a source of an ingest kind)
     # pipeline.sources, each run up to dedup by its own plan (`for_source`); empty: this plan's
     # inputs or seeds are the one source, in the run's own stage directories.
@@ -31,15 +32,15 @@ class RunPlan:
     skip: tuple[str, ...] = ()  # document stages this (source's) plan leaves out
 
     @classmethod
-    def from_config(cls, config: PipelineConfig, runner: str, run_dir: Path | None = None) -> RunPlan:
+    def from_config(cls, config: PipelineConfig, runner: str, run_dir: Location | None = None) -> RunPlan:
         settings = config.pipeline
         return cls(
             config=with_source_priority(config),
-            run_dir=run_dir or Path(config.data_root) / "runs" / config.run_id,
+            run_dir=location(run_dir) if run_dir else child(location(config.data_root), f"runs/{config.run_id}"),
             runner=runner,
             inputs=tuple(settings.inputs),
             seeds=Path(settings.seeds) if settings.seeds else None,
-            tokenizer=Path(settings.tokenizer) if settings.tokenizer else None,
+            tokenizer=location(settings.tokenizer) if settings.tokenizer else None,
             sources=tuple(settings.sources),
         )
 
@@ -49,7 +50,7 @@ class RunPlan:
         return replace(
             self,
             config=source_config(self.config, source),
-            run_dir=self.run_dir / SOURCES_DIR / source.name,
+            run_dir=child(self.run_dir, f"{SOURCES_DIR}/{source.name}"),
             inputs=tuple(source.paths) if source.kind == "warc" else (),
             seeds=Path(source.seeds) if source.seeds else None,
             datasets=tuple(source.paths) if ingest else (),
@@ -61,7 +62,7 @@ class RunPlan:
 @dataclass
 class StepOutcome:
     status: str  # "ran", "reused" (an identical earlier run's output), "not needed", "blocked"
-    output: Path | None = None
+    output: Location | None = None
     stats: StageStats | None = None
     # True for the steps whose stats count documents on their way from the WARC records to the
     # shards: each reads exactly what the one before kept (checked by conservation.py).
@@ -77,10 +78,10 @@ class StepOutcome:
 class RunContext:
     plan: RunPlan
     crawl_inputs: list[str] = field(default_factory=list)  # what extract reads
-    documents: Path | None = None  # the latest document stage's output: the next one's input
+    documents: Location | None = None  # the latest document stage's output: the next one's input
     gates_passed: bool | None = None  # None until the gates step ran
-    tokenizer: Path | None = None
-    tokens: Path | None = None
+    tokenizer: Location | None = None
+    tokens: Location | None = None
     model: Path | None = None  # the training step's output directory
     # Results of stages that ran fused with an earlier step's stage, for their own steps to report.
     fused: dict[str, StageResult] = field(default_factory=dict)
@@ -93,7 +94,7 @@ class RunContext:
         self.sources = [RunContext(self.plan.for_source(source), parent=self) for source in self.plan.sources]
 
     @property
-    def source_documents(self) -> list[Path]:
+    def source_documents(self) -> list[Location]:
         """What dedup reads: every source's normalized documents, or this run's."""
         if not self.sources:
             return [self.documents]
@@ -104,7 +105,7 @@ class RunContext:
         return self.plan.config
 
     @property
-    def run_dir(self) -> Path:
+    def run_dir(self) -> Location:
         return self.plan.run_dir
 
     @property

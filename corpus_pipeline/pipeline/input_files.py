@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
+from corpus_pipeline.engine.stage_dir import Location, stage_files
 from corpus_pipeline.engine.task_output import REJECTED_DIR
 from corpus_pipeline.storage import Storage, is_object_uri
 
@@ -42,12 +43,22 @@ def list_crawl_files(arguments: list[str], expand: Callable[[list[str]], list[st
         return []
 
 
-def read_faults(extract_dir: Path) -> dict:
+def rejected_files(stage_dir: Location, reason: str, storage: Storage) -> list[Location]:
+    """The Parquet files of the rows `stage_dir` dropped for `reason`: on a store, the objects its
+    manifest names (a listing may show an attempt that lost)."""
+    folder = f"{REJECTED_DIR}/reason={reason}/"
+    if not is_object_uri(stage_dir):
+        return sorted((Path(stage_dir) / folder).glob("*.parquet"))
+    files = stage_files(stage_dir, storage)
+    return [where for name, where in files.items() if name.startswith(folder) and name.endswith(".parquet")]
+
+
+def read_faults(extract_dir: Location, storage: Storage) -> dict:
     """The input files extract could not read to the end: vanished, unreadable, truncated, corrupt."""
-    parts = sorted((extract_dir / REJECTED_DIR / f"reason={READ_ERROR}").glob("*.parquet"))
     faults = []
-    for part in parts:
-        table = pq.read_table(part, columns=["file_path", REJECT_DETAIL_FIELD.name])
+    for part in rejected_files(extract_dir, READ_ERROR, storage):
+        source = storage.parquet_source(str(part))
+        table = pq.read_table(source, columns=["file_path", REJECT_DETAIL_FIELD.name])
         faults += [{"file": f, "error": d} for f, d in zip(*(c.to_pylist() for c in table.columns), strict=True)]
     faults.sort(key=lambda fault: fault["file"])
     return {"files": len(faults), "listed": faults[:MAX_FAULTS_LISTED]}

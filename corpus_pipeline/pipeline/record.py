@@ -1,6 +1,7 @@
 """The run record, `<run_dir>/run_record.json`: what a run was given, what each step did, how it
 ended and why. Rewritten (atomically) after every step, so a killed run leaves a record of where
-it stopped; a rerun counts its attempt and replaces it."""
+it stopped; a rerun counts its attempt and replaces it. A run directory on a store gets the record
+as one object, PUT whole after every step (pipeline/on_store.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.pipeline.context import RunPlan, StepOutcome
+from corpus_pipeline.pipeline.on_store import read_json_object, write_json_object
+from corpus_pipeline.storage import Storage, is_object_uri
 
 RECORD_FILE = "run_record.json"
 
@@ -19,28 +23,38 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def write_json(path: Path, data: dict | list) -> None:
-    """Whole or not at all: written beside and renamed."""
+def write_json(path: Location, data: dict | list, storage: Storage | None = None) -> None:
+    """Whole or not at all: written beside and renamed, or one PUT of an object."""
+    if is_object_uri(path):
+        write_json_object(str(path), data, storage)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.inprogress")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 
+def _read_local(path: Path) -> dict | None:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
 @dataclass
 class RunRecord:
-    path: Path
+    path: Location
     data: dict
+    storage: Storage | None = None  # what an `s3://` record is written through
 
     @classmethod
     def start(cls, plan: RunPlan) -> RunRecord:
-        path = plan.run_dir / RECORD_FILE
-        attempt = json.loads(path.read_text(encoding="utf-8")).get("attempt", 0) + 1 if path.exists() else 1
+        path = child(plan.run_dir, RECORD_FILE)
+        on_store = is_object_uri(path)
+        storage = Storage(plan.config.storage)
+        earlier = read_json_object(path, storage) if on_store else _read_local(path)
         data = {
-            "run_id": plan.run_dir.name,
-            "run_dir": str(plan.run_dir.resolve()),
+            "run_id": str(plan.run_dir).rpartition("/")[2],
+            "run_dir": str(plan.run_dir) if on_store else str(Path(plan.run_dir).resolve()),
             "status": "running",
-            "attempt": attempt,
+            "attempt": (earlier or {}).get("attempt", 0) + 1,
             "started_at": utc_now(),
             "finished_at": None,
             "runner": plan.runner,
@@ -54,12 +68,12 @@ class RunRecord:
             "steps": [],
             "error": None,
         }
-        record = cls(path, data)
+        record = cls(path, data, storage)
         record.save()
         return record
 
     def save(self) -> None:
-        write_json(self.path, self.data)
+        write_json(self.path, self.data, self.storage)
 
     def step_started(self, name: str) -> None:
         self.data["current_step"] = name

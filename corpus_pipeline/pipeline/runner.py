@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.conservation import check_seam, conservation_summary, sources_kept
 from corpus_pipeline.pipeline.context import RunContext, RunPlan, Step, StepOutcome
+from corpus_pipeline.pipeline.on_store import check_runs_on_store
 from corpus_pipeline.pipeline.record import RunRecord
 from corpus_pipeline.pipeline.steps import STEPS
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import is_object_uri
 
 SUCCEEDED, GATE_FAILED = "succeeded", "gate_failed"
 
@@ -53,7 +55,9 @@ def run_pipeline(
     """Run every step; a step whose stage is done is reused, so a rerun after a crash continues
     from the first unfinished stage. A failed gate stops the steps that consume the corpus."""
     context = RunContext(plan)  # first: a source's config that does not validate stops the run here
-    plan.run_dir.mkdir(parents=True, exist_ok=True)
+    check_runs_on_store(plan)  # and a step that cannot write to the store stops it before any other
+    if not is_object_uri(plan.run_dir):
+        plan.run_dir.mkdir(parents=True, exist_ok=True)
     record = RunRecord.start(plan)
     outcomes: dict[str, StepOutcome] = {}
     # Stats of the document stages so far: each source's up to dedup (by name), then the run's (None).

@@ -12,22 +12,23 @@ documents has a step function here (crawl, dedup, train-tokenizer, tokenize, mix
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from corpus_pipeline.engine.registry import STAGES, StageSpec, fused_run, stage_spec
 from corpus_pipeline.engine.run import run_fused, run_stage
+from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline.context import RunContext, Step, StepOutcome
 from corpus_pipeline.pipeline.input_files import present_files, read_faults
+from corpus_pipeline.pipeline.record import write_json
 from corpus_pipeline.storage import Storage
 
 GATES_FILE = "gates.json"
 
 
-def _stage_dir(ctx: RunContext, name: str) -> Path:
-    return ctx.run_dir / stage_spec(name).directory
+def _stage_dir(ctx: RunContext, name: str) -> Location:
+    return child(ctx.run_dir, stage_spec(name).directory)
 
 
 def _run_fused_from(ctx: RunContext, name: str, source) -> StepOutcome:
@@ -65,7 +66,7 @@ def extract(ctx: RunContext) -> StepOutcome:
     files, vanished = present_files(expand_crawl_inputs(ctx.crawl_inputs, storage), storage)
     outcome = _run_fused_from(ctx, "extract", files)
     outcome.notes.update(
-        input_files=len(files), vanished_before_extract=vanished, read_faults=read_faults(outcome.output)
+        input_files=len(files), vanished_before_extract=vanished, read_faults=read_faults(outcome.output, storage)
     )
     return outcome
 
@@ -96,12 +97,15 @@ def decontaminate(ctx: RunContext) -> StepOutcome:
     from corpus_pipeline.decontam.record import set_summaries
     from corpus_pipeline.decontam.stage import REASON
     from corpus_pipeline.document import REJECT_DETAIL_FIELD
-    from corpus_pipeline.report.run_dir import first_rows, read_stage, rejected_parts
+    from corpus_pipeline.pipeline.input_files import rejected_files
+    from corpus_pipeline.report.run_dir import first_rows
 
     outcome = document_step("decontaminate")(ctx)
     if outcome.stats is not None:
         outcome.notes["eval_sets"] = {name: s.to_record() for name, s in set_summaries(outcome.stats).items()}
-        dropped = rejected_parts(read_stage(outcome.output, "decontaminate")).get(REASON, [])
+        storage = Storage(ctx.config.storage)
+        # Opened one by one as first_rows reads them: it stops at examples_per_rule rows.
+        dropped = (storage.parquet_source(str(p)) for p in rejected_files(outcome.output, REASON, storage))
         rows = first_rows(dropped, [REJECT_DETAIL_FIELD.name], ctx.config.report.examples_per_rule)
         outcome.notes["examples"] = [row[REJECT_DETAIL_FIELD.name] for row in rows]  # quoted in part only
     return outcome
@@ -123,10 +127,8 @@ def gates(ctx: RunContext) -> StepOutcome:
     from corpus_pipeline.quality.gates import evaluate_corpus_gates
 
     report = evaluate_corpus_gates(ctx.documents, ctx.config)
-    path = ctx.run_dir / GATES_FILE
-    tmp = path.with_name(f".{path.name}.inprogress")
-    tmp.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    path = child(ctx.run_dir, GATES_FILE)
+    write_json(path, report.to_dict(), Storage(ctx.config.storage))
     ctx.gates_passed = report.passed
     failed = [
         f"{g.language} {g.name} = {'not measured' if g.value is None else f'{g.value:.4g}'}, bound {g.bound}"

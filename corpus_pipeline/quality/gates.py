@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from corpus_pipeline.config import PipelineConfig, QualityGatesConfig
+from corpus_pipeline.storage import Storage, is_object_uri
 
 COLUMNS = ("language", "gopher_word_count", "vocab_coverage", "char_entropy", "dup_content_hash")
 SUCCESS = "_SUCCESS"
@@ -74,7 +75,9 @@ class GateReport:
         return "\n".join(lines)
 
 
-def final_corpus_dir(run_dir: Path) -> Path:
+def final_corpus_dir(run_dir: Path | str) -> Path | str:
+    if is_object_uri(run_dir):  # a stage on a store (the pipeline's gates step names its corpus)
+        return run_dir
     if (run_dir / SUCCESS).exists():
         return run_dir
     if not run_dir.is_dir():
@@ -86,15 +89,19 @@ def final_corpus_dir(run_dir: Path) -> Path:
     return max(stages, key=lambda d: (int(d.name[:2]), d.name))
 
 
-def read_signals(corpus: Path) -> pa.Table:
-    parts = sorted(corpus.glob("part-*.parquet"))
+def read_signals(corpus: Path | str) -> pa.Table:
+    from corpus_pipeline.engine.stage_dir import input_parts
+
+    storage = Storage()
+    parts = input_parts(corpus, storage) if is_object_uri(corpus) else sorted(corpus.glob("part-*.parquet"))
     tables = []
     for part in parts:
-        names = pq.read_schema(part).names
-        missing = [c for c in COLUMNS if c not in names]
+        # An object: its footer, then only these columns' pages (ranged reads), as for a local file.
+        file = pq.ParquetFile(storage.parquet_source(str(part)))
+        missing = [c for c in COLUMNS if c not in file.schema_arrow.names]
         if missing:
             raise ValueError(f"{part} lacks {missing}: gates read the quality stage's columns; run `quality` first")
-        tables.append(pq.read_table(part, columns=list(COLUMNS)))
+        tables.append(file.read(columns=list(COLUMNS)))
     return pa.concat_tables(tables) if tables else pa.table({c: [] for c in COLUMNS})
 
 

@@ -10,14 +10,16 @@ import sys
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.stage_dir import location
+from corpus_pipeline.storage import is_object_uri
 
 EXIT_OK, EXIT_ERROR = 0, 1
 
 
 def register(verbs) -> None:
     report = verbs.add_parser("report", help="a static HTML report of a run (funnel, plots, examples, gates, drift)")
-    report.add_argument("run_dir", type=Path, help="runs/<run_id>")
-    report.add_argument("--previous", type=Path, help="the previous snapshot's run directory, for drift")
+    report.add_argument("run_dir", type=location, help="runs/<run_id>, a local path or s3://bucket/prefix")
+    report.add_argument("--previous", type=location, help="the previous snapshot's run directory, for drift")
     report.add_argument("--output", type=Path, help="the HTML file (default: RUN_DIR/report/index.html)")
     report.add_argument("--config", help="YAML config (its report, quality and pii sections); defaults without one")
     report.add_argument(
@@ -39,5 +41,5 @@ def report_verb(args, config: PipelineConfig) -> int:
         print(f"drift alert: {check.name} changed by {check.value:.4f} > {check.bound:g} ({check.detail})")
     if figures.gates is not None and not figures.gates.passed:
         print("gates: FAILED (see the report's Gates section)")
-    print(f"report: {result.path.resolve()}")
+    print(f"report: {result.path if is_object_uri(result.path) else result.path.resolve()}")
     return EXIT_OK

@@ -381,7 +381,7 @@ def render(figures: RunFigures) -> str:
         "gates": _gates,
         "drift": _drift,
     }
-    title = f"Run report: {figures.run_dir.name}"
+    title = f"Run report: {str(figures.run_dir).rpartition('/')[2]}"  # a path or an s3:// URI
     nav = "".join(f'<a href="#{key}">{escape(name)}</a>' for key, name in SECTIONS)
     sections = "".join(
         f'<section id="{key}"><h2>{escape(name)}</h2>{renderers[key](figures)}</section>' for key, name in SECTIONS

@@ -1,0 +1,44 @@
+"""Shared by the pipeline tests on the loopback S3 server: the Spark workers get the server's AWS
+variables, and what is under a run's prefix is checked against the manifests that name it."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from corpus_pipeline.engine.stage_dir import read_success
+
+# What the driver writes beside a run's stage directories, each one object PUT whole.
+DRIVER_FILES = {"run_record.json", "gates.json", "report/index.html"}
+
+
+@contextlib.contextmanager
+def executor_environment(spark, variables: dict[str, str]) -> Iterator[None]:
+    """What `--conf spark.executorEnv.NAME=...` sets, for the session's JVM that started before the
+    bucket fixture set the variables here; a running context takes it for its next job."""
+    environment = spark.sparkContext.environment
+    saved = dict(environment)
+    environment.update(variables)
+    try:
+        yield
+    finally:
+        environment.clear()
+        environment.update(saved)
+
+
+def object_keys(s3_server, bucket: str, prefix: str) -> set[str]:
+    """Every object under `prefix` (relative to it) but pyarrow's empty folder markers (`a/b/`,
+    0 bytes, written where it deleted a folder's last object: they hold nothing)."""
+    pages = s3_server.client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+    return {o["Key"][len(prefix) :] for page in pages for o in page.get("Contents", []) if not o["Key"].endswith("/")}
+
+
+def unnamed_objects(s3_server, bucket: str, run_prefix: str) -> set[str]:
+    """The objects of a run (`run_prefix` ends with '/') that neither a stage's manifest nor the
+    driver's own files account for: what a reader could mistake for output."""
+    keys = object_keys(s3_server, bucket, run_prefix)
+    named = set(DRIVER_FILES)
+    for stage in {key.rpartition("/")[0] for key in keys if key.endswith("/_SUCCESS")}:
+        manifest = read_success(f"s3://{bucket}/{run_prefix}{stage}")
+        named |= {f"{stage}/_SUCCESS", *(f"{stage}/{key}" for key in manifest["files"].values())}
+    return keys - named

@@ -12,12 +12,20 @@ again at the start of every night (adding a published increment twice is a no-op
 between the two is repaired, and the index never holds documents CURRENT does not: were it updated
 first, a crash before the switch would make the retried night drop its own documents as already
 published.
+
+With data_root on a store (`s3://bucket/prefix`) the snapshots are objects that name the run's
+objects (store_snapshots.py) and CURRENT is a pointer PUT last; the history is one object,
+rewritten whole each night. There is no cross-snapshot index on a store yet (dedup's index is a
+local folder): each night is deduplicated within itself, and its record and history say so. The
+lock stays a flock on the driver's machine, keyed by the data_root URI: a store has no lock, so
+one driver per data_root is the operator's job (README).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -25,40 +33,51 @@ from functools import partial
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.stage_dir import Location, child, location
 from corpus_pipeline.engine.task_plan import file_identity
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.input_files import list_crawl_files
 from corpus_pipeline.pipeline.lock import LockHeld, exclusive_lock
-from corpus_pipeline.pipeline.record import utc_now
-from corpus_pipeline.storage import Storage
+from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
+from corpus_pipeline.storage import Storage, is_object_uri
 
 Log = Callable[[str], None]
+
+NO_INDEX_ON_STORE = "none: the cross-snapshot index is a local folder, not on a store yet (dedup within the night)"
 
 
 @dataclass(frozen=True)
 class NightlyLayout:
-    data_root: Path
+    data_root: Location
+
+    @property
+    def on_store(self) -> bool:
+        return is_object_uri(self.data_root)
 
     @property
     def lock(self) -> Path:
-        return self.data_root / "nightly" / "lock"
+        """On the driver's machine even for a store (which has no lock): one per data_root URI."""
+        if not self.on_store:
+            return self.data_root / "nightly" / "lock"
+        key = hashlib.sha256(str(self.data_root).encode()).hexdigest()[:16]
+        return Path(tempfile.gettempdir()) / "corpus-pipeline-locks" / f"nightly-{key}.lock"
 
     @property
-    def history(self) -> Path:
-        return self.data_root / "nightly" / "history.jsonl"
+    def history(self) -> Location:
+        return child(self.data_root, "nightly/history.jsonl")
 
     @property
-    def corpus(self) -> Path:
-        return self.data_root / "corpus"
+    def corpus(self) -> Location:
+        return child(self.data_root, "corpus")
 
     @property
-    def index(self) -> Path:
-        return self.data_root / "index"
+    def index(self) -> Path | None:
+        return None if self.on_store else self.data_root / "index"
 
     @property
-    def incoming(self) -> Path:
-        return self.data_root / "incoming"
+    def incoming(self) -> Location:
+        return child(self.data_root, "incoming")
 
 
 def new_inputs(files: list[str], processed: set[str], storage: Storage | None = None) -> dict[str, str]:
@@ -76,7 +95,7 @@ def new_inputs(files: list[str], processed: set[str], storage: Storage | None = 
 
 
 def run_nightly(config: PipelineConfig, runner: str, log: Log) -> int:
-    layout = NightlyLayout(Path(config.data_root))
+    layout = NightlyLayout(location(config.data_root))
     try:
         with exclusive_lock(layout.lock):
             return _night(config, runner, layout, log)
@@ -94,11 +113,33 @@ def _night(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log)
         code = exit_codes.ERROR
         entry.update(status="failed", reason=f"{type(error).__name__}: {error}"[:500])
     entry.update(exit_code=code, finished_at=utc_now())
-    layout.history.parent.mkdir(parents=True, exist_ok=True)
-    with layout.history.open("a", encoding="utf-8") as history:
-        history.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    _append_history(layout, json.dumps(entry, ensure_ascii=False) + "\n", Storage(config.storage))
     log(f"nightly: {entry['status']} (exit {code}){': ' + entry['reason'] if entry.get('reason') else ''}")
     return code
+
+
+def _append_history(layout: NightlyLayout, line: str, storage: Storage) -> None:
+    if layout.on_store:  # no append on a store: GET, PUT whole (one line a night: 365 lines a year)
+        try:
+            before = storage.read_bytes(str(layout.history))
+        except FileNotFoundError:
+            before = b""
+        storage.put_bytes(str(layout.history), before + line.encode("utf-8"))
+        return
+    layout.history.parent.mkdir(parents=True, exist_ok=True)
+    with layout.history.open("a", encoding="utf-8") as history:
+        history.write(line)
+
+
+def current_snapshot(layout: NightlyLayout, storage: Storage):
+    """The published snapshot (snapshots.Snapshot, or on a store store_snapshots.StoreSnapshot), or None."""
+    if layout.on_store:
+        from corpus_pipeline.pipeline import store_snapshots
+
+        return store_snapshots.current_snapshot(str(layout.corpus), storage)
+    from corpus_pipeline.pipeline import snapshots
+
+    return snapshots.current_snapshot(layout.corpus)
 
 
 def _source_files(config: PipelineConfig, layout: NightlyLayout) -> dict[str | None, list[str]]:
@@ -136,14 +177,12 @@ def _night_config(config: PipelineConfig, new: dict[str | None, dict[str, str]])
 
 
 def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log, entry: dict) -> int:
-    from corpus_pipeline.pipeline.snapshots import current_snapshot
-
     if config.nightly.min_shares and not config.mix.builds_the_shards:
         raise ValueError("nightly.min_shares bounds mix shares: set mix.targets (or mix.phases) too")
-    current = current_snapshot(layout.corpus)
+    storage = Storage(config.storage)
+    current = current_snapshot(layout, storage)
     processed = current.processed_inputs() if current else set()
     by_source = _source_files(config, layout)
-    storage = Storage(config.storage)
     new = {name: found for name, files in by_source.items() if (found := new_inputs(files, processed, storage))}
     if not new:
         where = f"all in snapshot {current.name}" if current else "none published yet"
@@ -153,36 +192,41 @@ def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Lo
     return _process(_night_config(config, new), runner, layout, current, new, log, entry)
 
 
-def _previous_run(config: PipelineConfig, current) -> Path | None:
+def _previous_run(config: PipelineConfig, current) -> Location | None:
     """The run that made the published snapshot's latest increment: the report's drift baseline."""
-    if current is None or not current.increment_dirs():
+    if current is None or not current.info["increments"]:
         return None
-    run_dir = Path(config.data_root) / "runs" / current.increment_dirs()[-1].name
+    run_dir = child(location(config.data_root), f"runs/{current.info['increments'][-1]['run_id']}")
+    if is_object_uri(run_dir):
+        return run_dir if Storage(config.storage).exists(child(run_dir, RECORD_FILE)) else None
     return run_dir if run_dir.exists() else None
 
 
 def _process(config, runner, layout: NightlyLayout, current, by_source: dict, log: Log, entry: dict) -> int:
     # Imported here: a night that finds the lock taken or nothing new exits without loading Spark.
-    from corpus_pipeline.dedup.index import publish_to_index
     from corpus_pipeline.engine.session import get_spark
     from corpus_pipeline.pipeline.console import run_summary
     from corpus_pipeline.pipeline.context import RunPlan
     from corpus_pipeline.pipeline.runner import GATE_FAILED, run_pipeline
     from corpus_pipeline.pipeline.share_gate import share_shortfalls
-    from corpus_pipeline.pipeline.snapshots import INCREMENTS, Increment, publish_snapshot, retire_old_snapshots
 
     new = {identity: path for files in by_source.values() for identity, path in files.items()}
     run_id = "nightly-" + hashlib.sha256("\n".join(sorted(new)).encode()).hexdigest()[:12]
     section = {"new_inputs": len(new), "previous_snapshot": current.name if current else None}
+    if layout.on_store:
+        section["dedup_index"] = NO_INDEX_ON_STORE
     entry.update(run_id=run_id, **section)
     spark = get_spark(config.spark)
-    if current is not None:  # repair a crash between an earlier switch of CURRENT and its index update
+    if current is not None and not layout.on_store:
+        # Repair a crash between an earlier switch of CURRENT and its index update.
+        from corpus_pipeline.dedup.index import publish_to_index
+
         for increment in current.increment_dirs():
             publish_to_index(increment / "documents", layout.index, config.dedup, spark)
     given = config.pipeline.tokenizer
     # Without a given tokenizer, every night after the first reuses the published one, so the
     # increments of a snapshot share one vocabulary.
-    tokenizer = Path(given) if given else (current.tokenizer if current is not None else None)
+    tokenizer = location(given) if given else (current.tokenizer if current is not None else None)
     plan = replace(
         RunPlan.from_config(config.model_copy(update={"run_id": run_id}), runner),
         tokenizer=tokenizer,
@@ -192,6 +236,8 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
     if plan.sources:
         section["new_inputs_by_source"] = {name: len(files) for name, files in by_source.items()}
     log(f"nightly: {len(new)} new input files -> {plan.run_dir}")
+    if layout.on_store:
+        log(f"nightly: dedup index {NO_INDEX_ON_STORE}")
     result = run_pipeline(plan, log=log)
     log(run_summary(result))
     if result.status == GATE_FAILED:
@@ -203,10 +249,7 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
         entry.update(status="gate_failed", reason=reason)
         return exit_codes.GATE_FAILED
     try:
-        increment = Increment(run_id, result.context.documents, result.context.tokens, sorted(new))
-        snapshot = publish_snapshot(layout.corpus, current, increment)
-        publish_to_index(snapshot.path / INCREMENTS / run_id / "documents", layout.index, config.dedup, spark)
-        retired = retire_old_snapshots(layout.corpus, config.nightly.keep_snapshots)
+        snapshot, retired = _publish(config, layout, current, run_id, result.context, sorted(new), spark)
     except Exception as error:
         result.record.add_section("nightly", {**section, "published": False, "why": f"publish failed: {error}"})
         raise
@@ -214,3 +257,22 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
     result.record.add_section("nightly", {**section, **published, "published": True, "retired_snapshots": retired})
     entry.update(status="published", **published)
     return exit_codes.SUCCESS
+
+
+def _publish(config, layout: NightlyLayout, current, run_id: str, context, inputs: list[str], spark):
+    """(the new snapshot, the names of those retired): CURRENT switched, then the index updated."""
+    from corpus_pipeline.pipeline.snapshots import INCREMENTS, Increment
+
+    increment = Increment(run_id, context.documents, context.tokens, inputs)
+    if layout.on_store:
+        from corpus_pipeline.pipeline import store_snapshots
+
+        corpus, storage = str(layout.corpus), Storage(config.storage)
+        snapshot = store_snapshots.publish_snapshot(corpus, current, increment, storage)
+        return snapshot, store_snapshots.retire_old_snapshots(corpus, config.nightly.keep_snapshots, storage)
+    from corpus_pipeline.dedup.index import publish_to_index
+    from corpus_pipeline.pipeline.snapshots import publish_snapshot, retire_old_snapshots
+
+    snapshot = publish_snapshot(layout.corpus, current, increment)
+    publish_to_index(snapshot.path / INCREMENTS / run_id / "documents", layout.index, config.dedup, spark)
+    return snapshot, retire_old_snapshots(layout.corpus, config.nightly.keep_snapshots)

@@ -6,14 +6,15 @@ hashes, MinHash signatures and SimHash fingerprints. Signatures rather than band
 bytes per document at 128 permutations (the fingerprint adds 8), and they let a match against the
 index be verified by estimated Jaccard like any other pair. A `settings.json` records what the
 signatures depend on; a run with other settings is refused.
-Updated only by `publish_to_index`, which the orchestration calls when a snapshot is published.
+Updated only by `publish_to_index`, which the orchestration calls when a snapshot is published. Each
+folder is a stage directory written through the engine's one lifecycle (run_global: a hidden work
+directory renamed into place, or on a store a `_SUCCESS` manifest written last), so the index may
+live on `s3://` too, and a folder is read only once complete.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -23,11 +24,13 @@ from pyspark.sql import functions as F
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.document import DOCUMENT_SCHEMA
-from corpus_pipeline.engine.spark import spark_schema
+from corpus_pipeline.engine.lifecycle import Executor, GlobalStage, run_global
+from corpus_pipeline.engine.spark import SparkExecutor, spark_schema
 from corpus_pipeline.engine.spark_read import read_parts
 from corpus_pipeline.engine.spark_write import write_parts
-from corpus_pipeline.engine.stage_dir import input_parts, read_success
-from corpus_pipeline.storage import Storage
+from corpus_pipeline.engine.stage_dir import SUCCESS, Location, child, input_parts, location, read_success
+from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage.storage import split_uri
 
 INDEX_ID_PREFIX = "index:"
 PUBLISHED = "published"
@@ -45,53 +48,94 @@ def index_settings(config: DedupConfig) -> dict:
     return {**settings, "shingle_hash": SHINGLE_HASH}
 
 
-def _check_settings(index_dir: Path, config: DedupConfig) -> None:
-    path = index_dir / SETTINGS
+def _check_settings(index_dir: Location, config: DedupConfig, storage: Storage) -> None:
     wanted = index_settings(config)
-    if path.exists():
-        found = json.loads(path.read_text(encoding="utf-8"))
-        if found != wanted:
-            raise ValueError(f"index {index_dir} was built with {found}; this run uses {wanted}")
-    else:
-        index_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(wanted, sort_keys=True) + "\n", encoding="utf-8")
+    found = _read_settings(index_dir, storage)
+    if found is None:
+        data = (json.dumps(wanted, sort_keys=True) + "\n").encode()
+        if is_object_uri(index_dir):
+            storage.put_bytes(child(index_dir, SETTINGS), data)
+        else:
+            Path(index_dir).mkdir(parents=True, exist_ok=True)
+            (Path(index_dir) / SETTINGS).write_bytes(data)
+    elif found != wanted:
+        raise ValueError(f"index {index_dir} was built with {found}; this run uses {wanted}")
 
 
-def published_folders(index_dir: Path) -> list[Path]:
-    return sorted(p for p in (index_dir / PUBLISHED).glob("*") if p.is_dir() and not p.name.startswith("."))
+def _read_settings(index_dir: Location, storage: Storage) -> dict | None:
+    try:
+        if is_object_uri(index_dir):
+            return json.loads(storage.read_bytes(child(index_dir, SETTINGS)))
+        return json.loads((Path(index_dir) / SETTINGS).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def published_folders(index_dir: Location, storage: Storage | None = None) -> list[Location]:
+    """The complete folders: renamed into place (local), or with their manifest (a store)."""
+    if not is_object_uri(index_dir):
+        return sorted(p for p in (Path(index_dir) / PUBLISHED).glob("*") if p.is_dir() and not p.name.startswith("."))
+    published = child(index_dir, PUBLISHED)
+    bucket, key = split_uri(published)
+    folders = []
+    for uri in (storage or Storage()).list_prefix(bucket, key + "/"):
+        name, _, rest = uri[len(published) + 1 :].partition("/")
+        if rest == SUCCESS:
+            folders.append(child(published, name))
+    return sorted(folders)
+
+
+class IndexPublishStage(GlobalStage):
+    """A finished stage's kept documents -> their signatures, one part per id bucket."""
+
+    name = "dedup-index"
+
+    def __init__(self, config: DedupConfig):
+        self.config = config
+
+    def config_fingerprint(self) -> str:
+        return json.dumps(index_settings(self.config), sort_keys=True)
+
+    def run(self, input_dir: Location, work, executor: Executor) -> dict:
+        parts = [str(part) for part in input_parts(input_dir, work.storage)]
+        if parts:
+            docs = read_parts(executor.session(), parts, DOCUMENT_SCHEMA, work.storage, _SIGNED_COLUMNS)
+            config = self.config
+            signed = docs.mapInArrow(
+                lambda batches: (signature_batch(b, config) for b in batches), spark_schema(SIGNATURE_SCHEMA)
+            )
+            prefixed = signed.withColumn("id", F.concat(F.lit(INDEX_ID_PREFIX), "id"))
+            write_parts(prefixed, work.task_target, self.name, INDEX_SCHEMA, len(parts), work.storage)
+        return {}
 
 
 def publish_to_index(
-    stage_dir: Path, index_dir: Path, config: DedupConfig, spark, storage: Storage | None = None
-) -> Path:
-    """Add the kept documents of a finished stage to the index (again: a no-op). The folder is
-    written by the tasks (engine/spark_write.py: one file per id bucket, as many buckets as the
-    stage has parts) under a hidden name, then renamed into place complete."""
-    _check_settings(index_dir, config)
-    target = index_dir / PUBLISHED / read_success(stage_dir)["fingerprint"][:32]
-    if target.exists():
-        return target
-    parts = [str(part) for part in input_parts(stage_dir)]
-    tmp = target.with_name(f".{target.name}.inprogress")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    if parts:
-        docs = read_parts(spark, parts, DOCUMENT_SCHEMA, storage or Storage(), _SIGNED_COLUMNS)
-        signed = docs.mapInArrow(
-            lambda batches: (signature_batch(b, config) for b in batches), spark_schema(SIGNATURE_SCHEMA)
-        )
-        prefixed = signed.withColumn("id", F.concat(F.lit(INDEX_ID_PREFIX), "id"))
-        write_parts(prefixed, tmp, INDEX_SCHEMA, len(parts))
-    os.replace(tmp, target)
-    return target
+    stage_dir: Location, index_dir: Location, config: DedupConfig, spark, storage: Storage | None = None
+) -> Location:
+    """Add the kept documents of a finished stage to the index (again: a no-op)."""
+    storage = storage or Storage()
+    index_dir = location(index_dir)
+    _check_settings(index_dir, config, storage)
+    target = child(child(index_dir, PUBLISHED), read_success(stage_dir, storage)["fingerprint"][:32])
+    return run_global(IndexPublishStage(config), location(stage_dir), target, SparkExecutor(spark), storage).output
 
 
-def index_identity(index_dir: Path | None) -> list[str]:
-    return [] if index_dir is None else [f"index:{p.name}" for p in published_folders(index_dir)]
+def index_identity(index_dir: Location | None) -> list[str]:
+    if index_dir is None:
+        return []
+    return [f"index:{str(folder).rpartition('/')[2]}" for folder in published_folders(index_dir)]
 
 
-def read_index(index_dir: Path, config: DedupConfig, spark, storage: Storage | None = None) -> DataFrame | None:
+def read_index(index_dir: Location, config: DedupConfig, spark, storage: Storage | None = None) -> DataFrame | None:
     """(id, exact_hash, signature, simhash) of every published document, or None for an empty index."""
-    _check_settings(index_dir, config)
-    parts = [str(part) for folder in published_folders(index_dir) for part in sorted(folder.glob("*.parquet"))]
-    return read_parts(spark, parts, INDEX_SCHEMA, storage or Storage()) if parts else None
+    storage = storage or Storage()
+    _check_settings(index_dir, config, storage)
+    parts = [str(part) for folder in published_folders(index_dir, storage) for part in _folder_parts(folder, storage)]
+    return read_parts(spark, parts, INDEX_SCHEMA, storage) if parts else None
+
+
+def _folder_parts(folder: Location, storage: Storage) -> list[Location]:
+    # A local folder written before the index went through the lifecycle has parts and no _SUCCESS.
+    if not is_object_uri(folder) and not (Path(folder) / SUCCESS).exists():
+        return sorted(Path(folder).glob("*.parquet"))
+    return input_parts(folder, storage)

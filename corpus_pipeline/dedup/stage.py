@@ -10,7 +10,6 @@ each normalized in its own directory.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -19,12 +18,13 @@ import pyarrow.compute as pc
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.stage_dir import Location, input_parts
+from corpus_pipeline.engine.spark_write import batches_by_key
+from corpus_pipeline.engine.stage_dir import Location, input_parts, location
 from corpus_pipeline.engine.task_output import TaskAttempt, task_done
 from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.engine.tasks import split_verdicts, table_text_bytes
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage import Storage
 
 STAGE_NAME = "dedup"
 CLUSTER_FIELDS = (pa.field("dup_cluster_id", pa.string()), pa.field("dup_cluster_size", pa.int64()))
@@ -37,10 +37,7 @@ class DedupStage(GlobalStage):
 
     def __init__(self, config: DedupConfig | None = None, index: Path | None = None):
         self.config = config or DedupConfig()
-        if index is not None and is_object_uri(index):
-            # Its published folders are renamed into place (dedup/index.py): a local or shared directory.
-            raise ValueError(f"--index {index}: the cross-snapshot dedup index must be a local or shared directory")
-        self.index = Path(index) if index is not None else None
+        self.index = location(index) if index is not None else None
 
     def config_fingerprint(self) -> str:
         return repr(self.config)
@@ -90,7 +87,7 @@ def _write_buckets(decided, columns, schema: pa.Schema, work: str, buckets: int,
     from corpus_pipeline.dedup.repeats import row_order
 
     def write(batches):
-        for bucket, group in _buckets_of(batches):
+        for bucket, group in batches_by_key(batches, _BUCKET):
             identity = bucket_identity(bucket, buckets)
             if not task_done(work, part_name(bucket), identity, storage):
                 write_bucket(group, columns, schema, work, bucket, identity, storage)
@@ -99,22 +96,6 @@ def _write_buckets(decided, columns, schema: pa.Schema, work: str, buckets: int,
     bucketed = decided.withColumn(_BUCKET, F.pmod(F.hash("id"), F.lit(buckets)))
     ordered = bucketed.repartition(buckets, "id").sortWithinPartitions(_BUCKET, *row_order(decided.columns))
     ordered.mapInArrow(write, _TASK_RESULT_SCHEMA).collect()
-
-
-def _buckets_of(batches) -> Iterator[tuple[int, list[pa.RecordBatch]]]:
-    """(bucket, its batches) of a partition sorted by bucket."""
-    current, group = None, []
-    for batch in batches:
-        bucket_column = batch.column(_BUCKET)
-        for bucket in pc.unique(bucket_column).to_pylist():
-            rows = batch.filter(pc.equal(bucket_column, bucket))
-            if bucket != current and group:
-                yield current, group
-                group = []
-            current = bucket
-            group.append(rows)
-    if group:
-        yield current, group
 
 
 def write_bucket(

@@ -13,7 +13,7 @@ from stage_fixtures import real_documents
 
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import signature_batch
-from corpus_pipeline.dedup.index import INDEX_ID_PREFIX, publish_to_index, read_index
+from corpus_pipeline.dedup.index import INDEX_ID_PREFIX, index_identity, publish_to_index, read_index
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.engine import spark_read
 from corpus_pipeline.engine.spark_read import read_parts
@@ -135,7 +135,7 @@ def test_the_index_written_by_tasks_holds_every_signature_and_the_same_bytes_aga
     config = DedupConfig()
     stage = write_documents_stage(real_documents(english=50, chinese=40), tmp_path / "docs", parts=3)
     first = publish_to_index(stage, tmp_path / "index1", config, spark)
-    names = sorted(path.name for path in first.iterdir())
+    names = sorted(path.name for path in first.glob("part-*.parquet"))
     assert names == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
     index = read_index(tmp_path / "index1", config, spark)
     assert sorted(spark_rows(index), key=lambda row: row["id"]) == index_rows_by_pyarrow(stage, config)
@@ -146,4 +146,21 @@ def test_the_index_written_by_tasks_holds_every_signature_and_the_same_bytes_aga
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", previous)
     assert second.name == first.name
-    assert {p.name: p.read_bytes() for p in second.iterdir()} == {p.name: p.read_bytes() for p in first.iterdir()}
+    assert {p.name: p.read_bytes() for p in second.glob("part-*")} == {
+        p.name: p.read_bytes() for p in first.glob("part-*")
+    }
+
+
+def test_an_index_in_a_bucket_is_published_and_read_as_a_local_one(spark, s3_server, bucket, tmp_path):
+    config = DedupConfig()
+    stage = write_documents_stage(real_documents(english=20, chinese=20), tmp_path / "docs", parts=2)
+    local = publish_to_index(stage, tmp_path / "index", config, spark)
+    with executor_environment(spark, s3_server.environment()):
+        remote = publish_to_index(stage, f"s3://{bucket}/index", config, spark)
+        assert publish_to_index(stage, f"s3://{bucket}/index", config, spark) == remote  # again: a no-op
+        rows = spark_rows(read_index(f"s3://{bucket}/index", config, spark))
+    assert remote == f"s3://{bucket}/index/published/{local.name}"
+    assert index_identity(f"s3://{bucket}/index") == index_identity(tmp_path / "index") == [f"index:{local.name}"]
+    assert sorted(rows, key=lambda row: row["id"]) == index_rows_by_pyarrow(stage, config)
+    with pytest.raises(ValueError, match="was built with"):
+        read_index(f"s3://{bucket}/index", DedupConfig(num_perm=64), spark)

@@ -15,8 +15,7 @@ published.
 
 With data_root on a store (`s3://bucket/prefix`) the snapshots are objects that name the run's
 objects (store_snapshots.py) and CURRENT is a pointer PUT last; the history is one object,
-rewritten whole each night. There is no cross-snapshot index on a store yet (dedup's index is a
-local folder): each night is deduplicated within itself, and its record and history say so. The
+rewritten whole each night; the index is `<data_root>/index/` on the store (dedup/index.py). The
 lock stays a flock on the driver's machine, keyed by the data_root URI: a store has no lock, so
 one driver per data_root is the operator's job (README).
 """
@@ -44,8 +43,6 @@ from corpus_pipeline.storage import Storage, is_object_uri
 
 Log = Callable[[str], None]
 
-NO_INDEX_ON_STORE = "none: the cross-snapshot index is a local folder, not on a store yet (dedup within the night)"
-
 
 @dataclass(frozen=True)
 class NightlyLayout:
@@ -72,8 +69,8 @@ class NightlyLayout:
         return child(self.data_root, "corpus")
 
     @property
-    def index(self) -> Path | None:
-        return None if self.on_store else self.data_root / "index"
+    def index(self) -> Location:
+        return child(self.data_root, "index")
 
     @property
     def incoming(self) -> Location:
@@ -213,16 +210,14 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
     new = {identity: path for files in by_source.values() for identity, path in files.items()}
     run_id = "nightly-" + hashlib.sha256("\n".join(sorted(new)).encode()).hexdigest()[:12]
     section = {"new_inputs": len(new), "previous_snapshot": current.name if current else None}
-    if layout.on_store:
-        section["dedup_index"] = NO_INDEX_ON_STORE
     entry.update(run_id=run_id, **section)
     spark = get_spark(config.spark)
-    if current is not None and not layout.on_store:
+    if current is not None:
         # Repair a crash between an earlier switch of CURRENT and its index update.
         from corpus_pipeline.dedup.index import publish_to_index
 
-        for increment in current.increment_dirs():
-            publish_to_index(increment / "documents", layout.index, config.dedup, spark)
+        for documents in current.document_dirs():
+            publish_to_index(documents, layout.index, config.dedup, spark, Storage(config.storage))
     given = config.pipeline.tokenizer
     # Without a given tokenizer, every night after the first reuses the published one, so the
     # increments of a snapshot share one vocabulary.
@@ -236,8 +231,6 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
     if plan.sources:
         section["new_inputs_by_source"] = {name: len(files) for name, files in by_source.items()}
     log(f"nightly: {len(new)} new input files -> {plan.run_dir}")
-    if layout.on_store:
-        log(f"nightly: dedup index {NO_INDEX_ON_STORE}")
     result = run_pipeline(plan, log=log)
     log(run_summary(result))
     if result.status == GATE_FAILED:
@@ -261,18 +254,20 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
 
 def _publish(config, layout: NightlyLayout, current, run_id: str, context, inputs: list[str], spark):
     """(the new snapshot, the names of those retired): CURRENT switched, then the index updated."""
+    from corpus_pipeline.dedup.index import publish_to_index
     from corpus_pipeline.pipeline.snapshots import INCREMENTS, Increment
 
     increment = Increment(run_id, context.documents, context.tokens, inputs)
+    storage = Storage(config.storage)
     if layout.on_store:
         from corpus_pipeline.pipeline import store_snapshots
 
-        corpus, storage = str(layout.corpus), Storage(config.storage)
+        corpus = str(layout.corpus)
         snapshot = store_snapshots.publish_snapshot(corpus, current, increment, storage)
+        publish_to_index(str(increment.documents), layout.index, config.dedup, spark, storage)
         return snapshot, store_snapshots.retire_old_snapshots(corpus, config.nightly.keep_snapshots, storage)
-    from corpus_pipeline.dedup.index import publish_to_index
     from corpus_pipeline.pipeline.snapshots import publish_snapshot, retire_old_snapshots
 
     snapshot = publish_snapshot(layout.corpus, current, increment)
-    publish_to_index(snapshot.path / INCREMENTS / run_id / "documents", layout.index, config.dedup, spark)
+    publish_to_index(snapshot.path / INCREMENTS / run_id / "documents", layout.index, config.dedup, spark, storage)
     return snapshot, retire_old_snapshots(layout.corpus, config.nightly.keep_snapshots)

@@ -54,6 +54,10 @@ class Snapshot:
     def increment_dirs(self) -> list[Path]:
         return [self.path / INCREMENTS / increment["run_id"] for increment in self.info["increments"]]
 
+    def document_dirs(self) -> list[Path]:
+        """The documents stage of each increment (what the dedup index holds)."""
+        return [directory / "documents" for directory in self.increment_dirs()]
+
     def processed_inputs(self) -> set[str]:
         return set(json.loads((self.path / PROCESSED_FILE).read_text(encoding="utf-8")))
 

@@ -56,6 +56,10 @@ class StoreSnapshot:
     def processed_inputs(self) -> set[str]:
         return set(self.info["processed_inputs"])
 
+    def document_dirs(self) -> list[str]:
+        """The documents stage of each increment, where its run wrote it (what the dedup index holds)."""
+        return [increment["documents_dir"] for increment in self.info["increments"]]
+
     def document_parts(self) -> list[str]:
         """Every Parquet part of its documents, increment after increment."""
         return [

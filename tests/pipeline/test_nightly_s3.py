@@ -12,8 +12,9 @@ import pytest
 from pipeline_inputs import small_config, write_demo_warc
 from store_checks import executor_environment, object_keys, unnamed_objects
 
+from corpus_pipeline.dedup.index import published_folders
 from corpus_pipeline.pipeline import exit_codes, store_snapshots
-from corpus_pipeline.pipeline.nightly import NO_INDEX_ON_STORE, run_nightly
+from corpus_pipeline.pipeline.nightly import run_nightly
 from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark
@@ -77,7 +78,9 @@ def test_a_crash_before_the_pointer_write_leaves_the_previous_snapshot_and_the_r
     statuses = {step["step"]: step["status"] for step in record["steps"]}
     assert [statuses[s] for s in ("extract", "dedup", "tokenize")] == ["reused"] * 3  # resumed, not redone
     assert record["attempt"] == 2 and record["nightly"]["published"] is True
-    assert record["nightly"]["dedup_index"] == NO_INDEX_ON_STORE
+    # The index on the store holds both published increments, the first before the second ran.
+    assert len(published_folders(f"{root}/index")) == 2
+    assert unnamed_objects(s3_server, bucket, "root/index/published/") == set()
     assert record["nightly"]["retired_snapshots"] != []  # the crashed night's orphan
 
     # Left under the prefix: the pointer, the two snapshots of CURRENT's line, the history, the
@@ -92,6 +95,7 @@ def test_a_crash_before_the_pointer_write_leaves_the_previous_snapshot_and_the_r
         "runs",
         "incoming",
         "nightly",
+        "index",
     }
     assert object_keys(s3_server, bucket, "root/nightly/") == {"history.jsonl"}
     assert [entry["status"] for entry in _history(root)] == ["published", "failed", "published"]

@@ -3,6 +3,7 @@ small WARC builders."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import os
@@ -10,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,24 @@ def run_and_kill_when(arguments: list[str], ready: Callable[[], bool], what: str
     finally:
         os.killpg(driver.pid, signal.SIGKILL)
         driver.wait()
+
+
+@contextlib.contextmanager
+def executor_environment(spark, variables: dict[str, str]) -> Iterator[None]:
+    """What `--conf spark.executorEnv.NAME=...` sets, for the session's JVM that started before the
+    bucket fixture set the variables here; a running context takes it for its next job."""
+    environment = spark.sparkContext.environment
+    saved = dict(environment)
+    environment.update(variables)
+    try:
+        yield
+    finally:
+        environment.clear()
+        environment.update(saved)
+
+
+def object_keys(s3_server, bucket: str, prefix: str) -> set[str]:
+    """Every object under `prefix` (relative to it) but pyarrow's empty folder markers (`a/b/`,
+    0 bytes, written where it deleted a folder's last object: they hold nothing)."""
+    pages = s3_server.client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+    return {o["Key"][len(prefix) :] for page in pages for o in page.get("Contents", []) if not o["Key"].endswith("/")}

@@ -100,8 +100,9 @@ def _link_tree(source_dir: Path, target_dir: Path) -> None:
         _link(source, target_dir / source.relative_to(source_dir))
 
 
-def _increment_info(increment: Increment) -> dict:
-    manifest = read_manifest(increment.tokens)
+def increment_info(increment: Increment, storage=None) -> dict:
+    """What a snapshot records of each increment (on a store too: store_snapshots.py adds its objects)."""
+    manifest = read_manifest(increment.tokens, storage)
     return {
         "run_id": increment.run_id,
         "input_files": len(increment.inputs),
@@ -146,7 +147,7 @@ def publish_snapshot(corpus_dir: Path, previous: Snapshot | None, increment: Inc
     _link_files(increment.documents, target / "documents", DOCUMENT_FILES)
     _link_files(increment.tokens, target / "tokens", TOKEN_FILES)
     _link(increment.tokens / TOKENIZER, work / TOKENIZER)
-    increments.append(_increment_info(increment))
+    increments.append(increment_info(increment))
     write_json(work / PROCESSED_FILE, sorted(processed | set(increment.inputs)))
     info = {
         "name": name,

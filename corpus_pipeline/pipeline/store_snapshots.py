@@ -26,9 +26,9 @@ from datetime import datetime, timezone
 from corpus_pipeline.engine.stage_dir import SUCCESS, child, stage_files
 from corpus_pipeline.pipeline.on_store import read_json_object, write_json_object
 from corpus_pipeline.pipeline.record import utc_now
+from corpus_pipeline.pipeline.snapshots import increment_info
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.storage import split_uri
-from corpus_pipeline.tokenize.manifest import read_manifest
 
 CURRENT = "CURRENT"
 SNAPSHOTS = "snapshots"
@@ -99,13 +99,8 @@ def _named_files(stage: str, patterns: tuple[str, ...], storage: Storage) -> dic
 
 
 def _increment_info(increment, storage: Storage) -> dict:
-    manifest = read_manifest(increment.tokens, storage)
     return {
-        "run_id": increment.run_id,
-        "input_files": len(increment.inputs),
-        "documents": manifest["documents"],
-        "tokens": manifest["tokens"],
-        "tokenizer_sha256": manifest["tokenizer"]["sha256"],
+        **increment_info(increment, storage),
         "documents_dir": str(increment.documents),
         "tokens_dir": str(increment.tokens),
         "files": {

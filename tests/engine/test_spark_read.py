@@ -3,12 +3,12 @@ and write the dedup index's files themselves (engine/spark_write.py)."""
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import executor_environment
 from stage_fixtures import real_documents
 
 from corpus_pipeline.config import DedupConfig
@@ -66,19 +66,6 @@ def pyarrow_rows(parts: list[Path], schema: pa.Schema) -> list[dict]:
 
 def spark_rows(frame) -> list[dict]:
     return [row.asDict(recursive=True) for row in frame.collect()]
-
-
-@contextlib.contextmanager
-def executor_environment(spark, variables: dict[str, str]):
-    """What `--conf spark.executorEnv.NAME=...` sets; a running context takes it for its next job."""
-    environment = spark.sparkContext.environment
-    saved = dict(environment)
-    environment.update(variables)
-    try:
-        yield
-    finally:
-        environment.clear()
-        environment.update(saved)
 
 
 def test_local_parts_read_as_pyarrow_reads_them(spark, tmp_path):

@@ -3,34 +3,12 @@ variables, and what is under a run's prefix is checked against the manifests tha
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from conftest import object_keys
 
 from corpus_pipeline.engine.stage_dir import read_success
 
 # What the driver writes beside a run's stage directories, each one object PUT whole.
 DRIVER_FILES = {"run_record.json", "gates.json", "report/index.html"}
-
-
-@contextlib.contextmanager
-def executor_environment(spark, variables: dict[str, str]) -> Iterator[None]:
-    """What `--conf spark.executorEnv.NAME=...` sets, for the session's JVM that started before the
-    bucket fixture set the variables here; a running context takes it for its next job."""
-    environment = spark.sparkContext.environment
-    saved = dict(environment)
-    environment.update(variables)
-    try:
-        yield
-    finally:
-        environment.clear()
-        environment.update(saved)
-
-
-def object_keys(s3_server, bucket: str, prefix: str) -> set[str]:
-    """Every object under `prefix` (relative to it) but pyarrow's empty folder markers (`a/b/`,
-    0 bytes, written where it deleted a folder's last object: they hold nothing)."""
-    pages = s3_server.client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
-    return {o["Key"][len(prefix) :] for page in pages for o in page.get("Contents", []) if not o["Key"].endswith("/")}
 
 
 def unnamed_objects(s3_server, bucket: str, run_prefix: str) -> set[str]:

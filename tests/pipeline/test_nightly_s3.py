@@ -9,8 +9,9 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import executor_environment, object_keys
 from pipeline_inputs import small_config, write_demo_warc
-from store_checks import executor_environment, object_keys, unnamed_objects
+from store_checks import unnamed_objects
 
 from corpus_pipeline.dedup.index import published_folders
 from corpus_pipeline.pipeline import exit_codes, store_snapshots

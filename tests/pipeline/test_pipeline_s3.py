@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import executor_environment
 from pipeline_inputs import small_config, write_demo_warc
-from store_checks import executor_environment, unnamed_objects
+from store_checks import unnamed_objects
 
 from corpus_pipeline.engine.stage_dir import stage_files
 from corpus_pipeline.pipeline.context import RunPlan

@@ -33,13 +33,6 @@ def documents(result: StageResult) -> list[dict]:
     return sorted(rows, key=lambda row: (row["id"], row["warc_offset"] or 0))
 
 
-def object_keys(s3_server, bucket: str, prefix: str) -> set[str]:
-    """The objects under `prefix`, but the empty folder markers (`a/b/`, 0 bytes) that pyarrow writes
-    where it deleted a folder's last object: they hold nothing and no manifest names them."""
-    listed = s3_server.client().list_objects_v2(Bucket=bucket, Prefix=prefix)
-    return {item["Key"][len(prefix) :] for item in listed.get("Contents", []) if not item["Key"].endswith("/")}
-
-
 def logical_bytes(uri: str) -> dict[str, bytes]:
     """Every logical file of a finished stage (but the stats, which hold wall seconds) -> its bytes."""
     storage = Storage()

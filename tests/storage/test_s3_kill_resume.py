@@ -5,8 +5,8 @@ uninterrupted run writes, and nothing of the dead attempt is left under the pref
 from __future__ import annotations
 
 import pytest
-from conftest import html_page, run_and_kill_when, write_warc
-from s3_inputs import logical_bytes, object_keys, task_uploads
+from conftest import html_page, object_keys, run_and_kill_when, write_warc
+from s3_inputs import logical_bytes, task_uploads
 
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.local import LocalExecutor

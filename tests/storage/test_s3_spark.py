@@ -4,7 +4,7 @@ the credentials a cluster gives them as `spark.executorEnv.*` (README: Reading f
 from __future__ import annotations
 
 import pytest
-from conftest import html_page, write_warc
+from conftest import executor_environment, html_page, write_warc
 from s3_inputs import documents, logical_bytes, run_source, upload
 
 from corpus_pipeline.config import load_config
@@ -22,16 +22,9 @@ def test_extract_on_spark_reads_objects_as_the_local_runner_does(spark, s3_serve
         pages.append({"url": f"https://news{number}.example/", "payload": html_page(body).encode()})
     warcs = [write_warc(tmp_path / f"crawl-{f}.warc.gz", pages[f::2]) for f in range(2)]
     upload(s3_server, bucket, warcs, "crawl")
-    # What `--conf spark.executorEnv.NAME=...` sets; a running context takes it for its next job.
-    environment = spark.sparkContext.environment
-    saved = dict(environment)
-    environment.update(s3_server.environment())
-    try:
+    with executor_environment(spark, s3_server.environment()):
         config = load_config(None, [])
         on_spark = run_stage("extract", [f"s3://{bucket}/crawl/"], tmp_path / "spark", config, SparkExecutor(spark))
-    finally:
-        environment.clear()
-        environment.update(saved)
     local = run_source("extract", [f"s3://{bucket}/crawl/"], tmp_path / "local")
     assert on_spark.stats.kept == local.stats.kept == 4
     assert documents(on_spark) == documents(local)
@@ -49,21 +42,15 @@ def test_dedup_and_tokenize_on_spark_read_and_write_a_bucket_as_the_local_runner
         pages.append({"url": f"https://board{number}.example/", "payload": html_page(body).encode()})
     warcs = [write_warc(tmp_path / f"crawl-{f}.warc.gz", pages[f::2]) for f in range(2)]
     config = load_config(None, ["dedup.methods=[exact]", "train_tokenizer.vocab_size=300"])
-    environment = spark.sparkContext.environment
-    saved = dict(environment)
-    environment.update(s3_server.environment())
     executor = SparkExecutor(spark)
     remote = f"s3://{bucket}"
-    try:
+    with executor_environment(spark, s3_server.environment()):
         run_stage("extract", [str(p) for p in warcs], f"{remote}/extract", config, executor)
         dedup = run_stage("dedup", f"{remote}/extract", f"{remote}/dedup", config, executor)
         run_stage("train-tokenizer", f"{remote}/dedup", f"{remote}/tokenizer", config, executor)
         tokens = run_stage(
             "tokenize", f"{remote}/dedup", f"{remote}/tokens", config, executor, tokenizer=f"{remote}/tokenizer"
         )
-    finally:
-        environment.clear()
-        environment.update(saved)
     run_stage("extract", [str(p) for p in warcs], tmp_path / "extract", config, executor)
     local = run_stage("dedup", tmp_path / "extract", tmp_path / "dedup", config, executor)
     run_stage("train-tokenizer", tmp_path / "dedup", tmp_path / "tokenizer", config, executor)

@@ -8,8 +8,8 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import html_page, write_warc
-from s3_inputs import logical_bytes, object_keys, task_uploads
+from conftest import html_page, object_keys, write_warc
+from s3_inputs import logical_bytes, task_uploads
 
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine import lifecycle

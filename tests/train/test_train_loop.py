@@ -17,17 +17,9 @@ from corpus_pipeline.train.train import Trainer, finished_run, train
 
 shards_dir = train_fixtures.shards_dir
 tokenizer_file = train_fixtures.tokenizer_file
+one_thread = train_fixtures.one_thread
 
 pytestmark = pytest.mark.realdata
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    # Two threads on two cores shared with Spark's JVM spin-wait: one thread is 2-6x faster here.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def losses(out_dir) -> dict[int, float]:

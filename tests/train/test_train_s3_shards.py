@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
-import torch
+import train_fixtures
 from conftest import PROJECT_ROOT, html_page, write_warc
 
 from corpus_pipeline.cli import main
@@ -27,15 +27,7 @@ from corpus_pipeline.train.shard_cache import ShardCacheError, cached_shards, is
 
 SMALL = ["model.seq_len=64", "tensorboard=false", "max_steps=4", "log_every=1", "eval_every=4", "micro_batch_size=4"]
 WORDS = "harbour council town works river bridge market school road winter summer report budget vote".split()
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    # Two threads on two cores shared with other test processes spin-wait: one thread is faster here.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+one_thread = train_fixtures.one_thread
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 from stage_fixtures import real_documents, write_stage
 
 from corpus_pipeline.config import PipelineConfig
@@ -13,13 +14,23 @@ from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.train.config import TrainConfig, load_train_config
 
-__all__ = ["make_shards", "shards_dir", "tiny_config", "tokenizer_file"]
+__all__ = ["make_shards", "one_thread", "shards_dir", "tiny_config", "tokenizer_file"]
 
 # 300 ids, the smallest vocabulary the tokenizer stage allows (256 bytes + specials + merges): the
 # first loss is ln(300) = 5.70 nats against a unigram entropy of 4.75, so a 30% fall (to 3.99) needs
 # the model to learn context, not only token frequencies. With 2,000 ids the first loss is 7.60
 # against a unigram entropy of 6.96 and 200 CPU steps reach about 6.0 (21% down).
 PIPELINE = PipelineConfig.model_validate({"train_tokenizer": {"vocab_size": 300}})
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Autouse in the modules that import it. Two torch threads on two cores shared with Spark's JVM
+    and other test processes spin-wait: one thread is 2-6x faster here."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def tiny_config(*overrides: str) -> TrainConfig:

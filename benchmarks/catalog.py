@@ -147,11 +147,11 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "57-60 s wall per run, 4 runs; the first call also builds its peer venv in /tmp/peer",
     ),
     Benchmark(
-        "s3-read",
-        ("benchmarks/bench_s3_read.py",),
-        "the storage layer reading 100 MB from a loopback S3 server (moto) against pyarrow's own stream and a "
-        "local file; extract on the 1,432 pages as s3:// objects against the same local files",
-        "~6 min, 2 reps (--records 200 --mb 20 --reps 1: ~15 s)",
+        "s3",
+        ("benchmarks/bench_s3.py",),
+        "the storage layer reading and writing 100 MB on a loopback S3 server (moto) against pyarrow's own "
+        "streams and a local file; extract (1,432 pages) and tokenize, s3:// -> s3:// against local -> local",
+        "~13 min at load 3-5, 2 reps (--records 200 --mb 20 --reps 1: ~50 s)",
     ),
     Benchmark(
         "quality-drops",

@@ -30,7 +30,6 @@ from corpus_pipeline.engine.spark_read import read_parts
 from corpus_pipeline.engine.spark_write import write_parts
 from corpus_pipeline.engine.stage_dir import SUCCESS, Location, child, input_parts, location, read_success
 from corpus_pipeline.storage import Storage, is_object_uri
-from corpus_pipeline.storage.storage import split_uri
 
 INDEX_ID_PREFIX = "index:"
 PUBLISHED = "published"
@@ -76,9 +75,8 @@ def published_folders(index_dir: Location, storage: Storage | None = None) -> li
     if not is_object_uri(index_dir):
         return sorted(p for p in (Path(index_dir) / PUBLISHED).glob("*") if p.is_dir() and not p.name.startswith("."))
     published = child(index_dir, PUBLISHED)
-    bucket, key = split_uri(published)
     folders = []
-    for uri in (storage or Storage()).list_prefix(bucket, key + "/"):
+    for uri in (storage or Storage()).list_under(published):
         name, _, rest = uri[len(published) + 1 :].partition("/")
         if rest == SUCCESS:
             folders.append(child(published, name))

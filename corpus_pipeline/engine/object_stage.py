@@ -99,15 +99,8 @@ def task_record(storage: Storage, area: str, task: str, identity: str) -> dict |
 def forget_stale_records(storage: Storage, area: str, planned: dict[str, str]) -> None:
     """Delete the records of tasks not in the plan, or recorded for another input slice."""
     wanted = {record_name(task, identity) for task, identity in planned.items()}
-    bucket, prefix = _bucket_key(join(area, TASKS))
-    stale = [uri for uri in storage.list_prefix(bucket, prefix + "/") if uri.rpartition("/")[2] not in wanted]
+    stale = [uri for uri in storage.list_under(join(area, TASKS)) if uri.rpartition("/")[2] not in wanted]
     storage.delete(stale)
-
-
-def _bucket_key(uri: str) -> tuple[str, str]:
-    from corpus_pipeline.storage.storage import split_uri
-
-    return split_uri(uri)
 
 
 @dataclass
@@ -138,17 +131,15 @@ class ObjectStageDir:
     def begin(self) -> ObjectWork:
         """The commit area, keeping this fingerprint's records (their tasks are reused); the records
         of another input or config are useless now."""
-        bucket, prefix = _bucket_key(join(self.output, WORK))
         mine = self.work + "/"
-        self.storage.delete([u for u in self.storage.list_prefix(bucket, prefix + "/") if not u.startswith(mine)])
+        self.storage.delete([u for u in self.storage.list_under(join(self.output, WORK)) if not u.startswith(mine)])
         return ObjectWork(self.output, self.fingerprint, self.storage)
 
     def records(self, area: str | None = None) -> list[dict]:
         """The commit records of every finished task (read once: a fused pass merges them per stage)."""
         area = area or self.work
         if area not in self._records:
-            bucket, prefix = _bucket_key(join(area, TASKS))
-            uris = sorted(self.storage.list_prefix(bucket, prefix + "/"))
+            uris = sorted(self.storage.list_under(join(area, TASKS)))
             self._records[area] = [json.loads(data) for data in self.storage.read_many(uris)]
         return self._records[area]
 
@@ -201,9 +192,8 @@ class ObjectStageDir:
         self._clean(self._manifest)
 
     def _clean(self, manifest: dict) -> None:
-        bucket, prefix = _bucket_key(self.output)
         named = {join(self.output, key) for key in manifest["files"].values()} | {join(self.output, SUCCESS)}
-        self.storage.delete([uri for uri in self.storage.list_prefix(bucket, prefix + "/") if uri not in named])
+        self.storage.delete([uri for uri in self.storage.list_under(self.output) if uri not in named])
         # pyarrow leaves an empty folder marker (`.../tasks/`) where it deleted a folder's last object.
         self.storage.delete_prefix(join(self.output, WORK))
 

@@ -28,7 +28,6 @@ from corpus_pipeline.pipeline.on_store import read_json_object, write_json_objec
 from corpus_pipeline.pipeline.record import utc_now
 from corpus_pipeline.pipeline.snapshots import increment_info
 from corpus_pipeline.storage import Storage
-from corpus_pipeline.storage.storage import split_uri
 
 CURRENT = "CURRENT"
 SNAPSHOTS = "snapshots"
@@ -153,8 +152,7 @@ def retire_old_snapshots(corpus: str, keep: int, storage: Storage) -> list[str]:
         before = snapshot.info["previous"]
         info = read_json_object(_snapshot_uri(corpus, before), storage) if before else None
         snapshot = StoreSnapshot(_snapshot_uri(corpus, before), info) if info else None
-    bucket, prefix = split_uri(child(corpus, SNAPSHOTS))
-    stale = [uri for uri in storage.list_prefix(bucket, prefix + "/") if uri.endswith(".json")]
+    stale = [uri for uri in storage.list_under(child(corpus, SNAPSHOTS)) if uri.endswith(".json")]
     stale = [uri for uri in stale if uri.rpartition("/")[2].removesuffix(".json") not in kept]
     storage.delete(stale)
     return sorted(uri.rpartition("/")[2].removesuffix(".json") for uri in stale)

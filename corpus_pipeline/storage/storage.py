@@ -231,6 +231,11 @@ class Storage:
         except FileNotFoundError:
             pass
 
+    def list_under(self, uri: str) -> list[str]:
+        """The URIs of every object under the "folder" `uri` (`uri/...`)."""
+        bucket, key = split_uri(uri.rstrip("/") + "/")
+        return self.list_prefix(bucket, key)
+
     def _check_bucket(self, bucket: str) -> None:
         if self._ask(bucket, lambda: self.s3().get_file_info(bucket)).type == fs.FileType.NotFound:
             raise missing_bucket(bucket)

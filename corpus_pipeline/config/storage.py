@@ -29,3 +29,9 @@ class StorageConfig(Strict):
     retry_backoff_seconds: float = Field(default=0.5, ge=0)
     # One ranged GET per block: 8 MiB keeps a WARC of 1 GB to 128 requests, and is what one task holds.
     read_block_bytes: int = Field(default=8 << 20, ge=64 << 10)
+    # Where a stage with an s3:// output stages what it uploads when it completes: the driver's own
+    # files, and for crawl and mix, whose tasks read and write a directory while they run, the whole
+    # stage. None: the system temp directory, right on one machine; on a cluster crawl and mix need
+    # one every executor sees (a shared volume). One folder per stage fingerprint, so a run killed
+    # on the same machine resumes from it.
+    scratch_dir: str | None = None

@@ -21,6 +21,7 @@ from corpus_pipeline.engine.task_plan import file_identity
 
 class CrawlStage(GlobalStage):
     name = STAGE
+    uses_local_dir = True
 
     def __init__(self, config: CrawlConfig | None = None, seeds: Path | None = None, previous: Path | None = None):
         if seeds is None:
@@ -45,7 +46,7 @@ class CrawlStage(GlobalStage):
         return f"{self.config.tasks} domain groups" if executor.distributed else "one task"
 
     def run(self, input_dir: Path | None, work, executor: Executor) -> dict:
-        # Scrapy writes WARC files as it fetches: to a local or shared directory, never an object.
+        # Scrapy writes WARC files as it fetches: into a directory (on a store, the scratch one).
         work = work.local_dir(self.name)
         seeds = read_seeds(self.seeds)
         for error in seeds.errors:

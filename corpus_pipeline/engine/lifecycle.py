@@ -59,6 +59,8 @@ class GlobalStage(ABC):
     counters as `_tasks/*.json` (or through TaskAttempt commits to `work.task_target`), and returns."""
 
     name: str = ""
+    # True: its tasks share a directory while it runs (work.local_dir): on a store, the scratch one.
+    uses_local_dir: bool = False
 
     def config_fingerprint(self) -> str:
         return repr(getattr(self, "config", None))
@@ -250,14 +252,10 @@ def run_global(
     work = stage_dir.begin()
     if not is_object_uri(output):
         work = LocalWork(work, storage)
-    try:
-        marker = stage.run(input_dir, work, executor) or {}
-        if isinstance(work, LocalWork):
-            for committed in sorted((work.directory / COMMITTED_DIR).glob("*")):
-                distribute({stage.name: work.directory}, work.directory, committed.name)
-        stage.finish(work)
-        stats = stage_dir.finish(stage.name, time.perf_counter() - started, work=work, **marker)
-    finally:
-        if not isinstance(work, LocalWork):
-            work.close()
+    marker = stage.run(input_dir, work, executor) or {}
+    local = work.local_dir(stage.name) if isinstance(work, LocalWork) or stage.uses_local_dir else None
+    for committed in sorted((local / COMMITTED_DIR).glob("*")) if local is not None else []:
+        distribute({stage.name: local}, local, committed.name)
+    stage.finish(work)
+    stats = stage_dir.finish(stage.name, time.perf_counter() - started, work=work, **marker)
     return StageResult(output, stats, skipped=False)

@@ -37,6 +37,7 @@ WORK = "_work"
 TASKS = "tasks"
 STATS_FILE = "_stats.json"
 TASK_STATS_DIR = "_tasks"
+_LOCAL_ATTEMPTS = ("_attempts", "_committed")  # task_output.ATTEMPTS_DIR, COMMITTED_DIR
 
 
 def join(base: str, relative: str) -> str:
@@ -207,14 +208,20 @@ class ObjectStageDir:
 
 class ObjectWork:
     """What a global stage writes through while it runs on an object store: files the driver
-    writes (a tokenizer, a manifest) go to a local scratch directory and are uploaded when the stage
-    completes; files its tasks committed are read through their records; a rename only changes
-    which logical name an object gets in the manifest."""
+    writes (a tokenizer, a manifest) go to a scratch directory (`storage.scratch_dir`) and are
+    uploaded when the stage completes; files its tasks committed are read through their records; a
+    rename only changes which logical name an object gets in the manifest. A stage whose tasks need
+    a directory while they run (crawl, mix) runs whole in the scratch directory (`local_dir`), with
+    the local commit protocol, and is uploaded the same way."""
 
     def __init__(self, output: str, fingerprint: str, storage: Storage):
         self.output, self.fingerprint, self.storage = output, fingerprint, storage
         self.task_target = commit_area(output, fingerprint)
-        self.scratch = self.driver_dir = Path(tempfile.mkdtemp(prefix=f"corpus-pipeline-{fingerprint[:16]}-"))
+        root = Path(storage.config.scratch_dir or tempfile.gettempdir())
+        # Named by output and fingerprint: a rerun on this machine finds it, another output never.
+        where = hashlib.sha256(output.encode()).hexdigest()[:8]
+        self.scratch = self.driver_dir = root / f"corpus-pipeline-{where}-{fingerprint[:16]}"
+        self.scratch.mkdir(parents=True, exist_ok=True)
         self._renames: dict[str, str] = {}
         self._committed: dict[str, str] | None = None
 
@@ -252,10 +259,13 @@ class ObjectWork:
         return {target: self.committed()[source] for target, source in self._renames.items()}
 
     def driver_files(self) -> list[tuple[str, Path]]:
-        return sorted((p.relative_to(self.scratch).as_posix(), p) for p in self.scratch.rglob("*") if p.is_file())
+        files = [(p.relative_to(self.scratch).as_posix(), p) for p in self.scratch.rglob("*") if p.is_file()]
+        # Not the local protocol's attempt directories, which a task that lost leaves (task_output.py).
+        return sorted((name, path) for name, path in files if name.split("/")[0] not in _LOCAL_ATTEMPTS)
 
     def local_dir(self, stage: str) -> Path:
-        raise ValueError(f"{stage} writes its output to a local or shared directory only, not {self.output}")
+        """The directory a stage's tasks share while it runs: the scratch directory."""
+        return self.scratch
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)

@@ -43,6 +43,7 @@ _WEIGHT_OPTIONS = {"dup_cluster_size": "mix.rehydration"}
 
 class MixStage(GlobalStage):
     name = STAGE
+    uses_local_dir = True
 
     def __init__(
         self,
@@ -74,8 +75,8 @@ class MixStage(GlobalStage):
         return f"{output}: {len(manifest['shards'])} shards, {mix['tokens']:,} tokens: {shares}"
 
     def run(self, input_dir: list[Path], work, executor: Executor) -> dict:
-        # Its shard tasks read the token files the encode tasks wrote (np.memmap): a local or shared
-        # directory only.
+        # Its shard tasks read the token files the encode tasks wrote (np.memmap): a directory they
+        # share (on a store, the scratch one).
         work = work.local_dir(self.name)
         inputs = input_dir if isinstance(input_dir, list) else [input_dir]
         vocabulary = install_tokenizer(self.tokenizer, self.tokenizer_sha, self.tokenize, work / TOKENIZER_FILE)

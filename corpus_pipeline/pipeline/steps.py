@@ -13,11 +13,10 @@ documents has a step function here (crawl, dedup, train-tokenizer, tokenize, mix
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from corpus_pipeline.engine.registry import STAGES, StageSpec, fused_run, stage_spec
 from corpus_pipeline.engine.run import run_fused, run_stage
-from corpus_pipeline.engine.stage_dir import Location, child
+from corpus_pipeline.engine.stage_dir import Location, child, location, stage_files
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline.context import RunContext, Step, StepOutcome
 from corpus_pipeline.pipeline.input_files import present_files, read_faults
@@ -52,9 +51,11 @@ def crawl(ctx: RunContext) -> StepOutcome:
         raise ValueError("nothing to run on: set pipeline.inputs (WARC/WET files) or pipeline.seeds (URLs to crawl)")
     from corpus_pipeline.crawl.runner import WARC_DIR
 
-    output = Path(stage_spec("crawl").directory.format(data_root=ctx.config.data_root, run_id=ctx.config.run_id))
+    output = location(stage_spec("crawl").directory.format(data_root=ctx.config.data_root, run_id=ctx.config.run_id))
     result = run_stage("crawl", plan.seeds, output, ctx.config, ctx.executor)
-    ctx.crawl_inputs = [str(result.output / WARC_DIR)]
+    # The WARC files its _SUCCESS names (on a store, a listing could show a running attempt's too).
+    files = stage_files(result.output, Storage(ctx.config.storage))
+    ctx.crawl_inputs = [str(where) for name, where in files.items() if name.startswith(f"{WARC_DIR}/")]
     # Crawl counts fetches, not documents: extract turns every WARC record into a row.
     return StepOutcome.of_stage(result, in_document_flow=False)
 

@@ -96,6 +96,7 @@ def _run_eval(args, config: PipelineConfig) -> int:
 def main(argv: list[str] | None = None) -> int:
     from corpus_pipeline.engine.stage_dir import OutputOverlapsInputError
     from corpus_pipeline.storage import StorageAccessError
+    from corpus_pipeline.storage import configure as configure_storage
 
     args = build_parser().parse_args(argv)
     try:
@@ -103,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, OSError) as error:
         print(f"corpus-pipeline: {error}", file=sys.stderr)
         return EXIT_USAGE
+    configure_storage(config.storage)
     try:
         handler = getattr(args, "handler", None)
         if handler is not None:

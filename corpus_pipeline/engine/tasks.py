@@ -9,6 +9,7 @@ its verdicts, so the columns it never reads stay Arrow arrays from the input to 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ class Chain:
     schemas: tuple[pa.Schema, ...]
     write_kept: tuple[bool, ...]  # per stage of the chain, the source included
     outputs: tuple[tuple[str, str], ...] = ()  # (stage, its output), where tasks upload on a store
-    storage: Storage = Storage()  # reads the input parts, writes on a store
+    storage: Storage = dataclasses.field(default_factory=Storage)  # reads the input parts, writes on a store
 
 
 def conform(batch: pa.RecordBatch | pa.Table, schema: pa.Schema) -> pa.Table:

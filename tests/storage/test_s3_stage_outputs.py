@@ -11,6 +11,7 @@ import pytest
 from conftest import html_page, object_keys, write_warc
 from s3_inputs import logical_bytes, task_uploads
 
+from corpus_pipeline.cli import EXIT_OK, main
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine import lifecycle
 from corpus_pipeline.engine.local import LocalExecutor
@@ -155,3 +156,18 @@ def test_tokenize_and_train_tokenizer_write_a_bucket_byte_for_byte_as_locally(s3
             assert files[shard["name"] + suffix] == (tmp_path / "tokens" / f"{shard['name']}{suffix}").read_bytes()
     assert files["manifest.json"] == (tmp_path / "tokens" / "manifest.json").read_bytes()
     assert not any(name.startswith("_shards/bucket") for name in files)  # renamed, not copied
+
+
+def test_an_endpoint_set_only_in_the_config_reaches_every_reader_of_a_cli_run(s3_server, bucket, tmp_path, monkeypatch):
+    endpoint = s3_server.environment()["AWS_ENDPOINT_URL"]
+    monkeypatch.delenv("AWS_ENDPOINT_URL")  # the store is known from the config alone
+    warcs = [str(p) for p in _warcs(tmp_path, files=1)]
+    store = ["--set", f"storage.endpoint_url={endpoint}", "--runner", "local"]
+    assert main(["extract", "--input", *warcs, "--output", f"s3://{bucket}/extract", *store]) == EXIT_OK
+    # train-tokenizer and tokenize read their inputs' manifests, fetch the tokenizer object and
+    # print their summaries (read from the outputs' manifests) through the config's endpoint.
+    docs, tokenizer = f"s3://{bucket}/extract", f"s3://{bucket}/tokenizer"
+    vocabulary = ["--set", "train_tokenizer.vocab_size=300"]
+    assert main(["train-tokenizer", "--input", docs, "--output", tokenizer, *store, *vocabulary]) == EXIT_OK
+    tokens = ["--output", f"s3://{bucket}/tokens", "--tokenizer", tokenizer]
+    assert main(["tokenize", "--input", docs, *tokens, *store]) == EXIT_OK

@@ -112,7 +112,7 @@ def _train(args, pipeline_config) -> int:
 def _local_shards(shards: str, cache: Path | None, pipeline_config, config, dist) -> Path:
     """A local shard directory as given; an s3:// one copied to the node's cache (shard_cache.py)."""
     from corpus_pipeline.storage import Storage, is_object_uri
-    from corpus_pipeline.train.shard_cache import cached_shards, default_cache_dir
+    from corpus_pipeline.tokenize.shard_cache import cached_shards, default_cache_dir
 
     if not is_object_uri(shards):
         return Path(shards)

@@ -22,8 +22,8 @@ from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_dir import read_success, stage_files
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.tokenize.shard_cache import ShardCacheError, cached_shards, is_complete
 from corpus_pipeline.train.monitor import read_metrics
-from corpus_pipeline.train.shard_cache import ShardCacheError, cached_shards, is_complete
 
 SMALL = ["model.seq_len=64", "tensorboard=false", "max_steps=4", "log_every=1", "eval_every=4", "micro_batch_size=4"]
 WORDS = "harbour council town works river bridge market school road winter summer report budget vote".split()
@@ -171,7 +171,7 @@ def test_an_object_changed_in_the_bucket_after_its_stage_committed_is_refused_by
 KILLED_CHILD = """
 import os, signal, sys
 from pathlib import Path
-import corpus_pipeline.train.shard_cache as shard_cache
+import corpus_pipeline.tokenize.shard_cache as shard_cache
 from corpus_pipeline.storage import Storage
 
 shard_cache.DOWNLOADS = 1
@@ -248,3 +248,21 @@ def test_two_ranks_under_torchrun_train_on_one_copy_as_one_process_does(tokens, 
     assert is_complete(copy)
     assert train(local, tmp_path / "one", tmp_path / "cache") == 0
     assert losses(tmp_path / "two") == pytest.approx(losses(tmp_path / "one"), rel=1e-4)
+
+
+def test_shards_verify_and_inspect_take_a_stage_in_the_bucket(tokens, tmp_path, capsys, monkeypatch):
+    uri, local = tokens
+    monkeypatch.setenv("CORPUS_PIPELINE_CACHE", str(tmp_path))
+    assert main(["shards", "verify", uri]) == 0
+    assert main(["shards", "inspect", uri, "--documents", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert f"{uri} -> local copy {tmp_path}" in printed
+    storage = Storage()
+    target = shard_object(uri, "tokens_00001.idx")
+    original = storage.read_bytes(target)
+    try:
+        storage.put_bytes(target, original[:-1])  # an object cut short after its stage committed
+        assert main(["shards", "verify", uri]) == 1
+        assert target in capsys.readouterr().out
+    finally:
+        storage.put_bytes(target, original)

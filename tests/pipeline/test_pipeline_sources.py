@@ -10,10 +10,15 @@ import json
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from multi_source_inputs import EMAIL, MIRRORED, multi_source_config
+from conftest import executor_environment, object_keys
+from multi_source_inputs import EMAIL, MIRRORED, multi_source_config, multi_source_overrides
+from store_checks import unnamed_objects
 
+from corpus_pipeline.config import load_config
+from corpus_pipeline.engine.stage_dir import stage_files
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.runner import SUCCEEDED, run_pipeline
+from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark  # dedup's decisions are Spark jobs whatever the runner
 
@@ -86,3 +91,24 @@ def test_the_run_ends_in_mix_shards_at_the_target_shares_of_its_sources(multi_so
     assert "each source up to dedup" in page and "<td>wiki</td><td>ingest</td><td>206</td>" in page
     assert "<td>wiki</td><td>50.0%</td>" in page  # the mix table: target against achieved
     assert "<td>extract</td><td>not run</td>" not in page  # it ran, in the sources
+
+
+def test_the_same_run_with_data_root_in_a_bucket_writes_the_same_mix_shards(
+    multi_source_run, spark, s3_server, bucket, tmp_path
+):
+    """Every source's directories, the one dedup and the mix (its tasks in the scratch directory,
+    the finished stage uploaded) in the bucket: the shards byte for byte the local run's."""
+    result, run_dir = multi_source_run
+    root = f"s3://{bucket}/root"
+    config = load_config(None, [*multi_source_overrides(tmp_path), f"data_root={root}"])
+    with executor_environment(spark, s3_server.environment()):
+        on_store = run_pipeline(RunPlan.from_config(config, "local"), log=lambda line: None)
+    assert on_store.status == SUCCEEDED
+    assert on_store.context.tokens == f"{root}/runs/{config.run_id}/mix"
+    storage = Storage()
+    files = stage_files(on_store.context.tokens)
+    shards = {name: storage.read_bytes(str(uri)) for name, uri in files.items() if name.endswith((".bin", ".idx"))}
+    assert shards == {path.name: path.read_bytes() for path in sorted((run_dir / "mix").glob("*.[bi][id][nx]"))}
+    sources = object_keys(s3_server, bucket, f"root/runs/{config.run_id}/sources/")
+    assert {key.split("/")[0] for key in sources} == {"web", "news", "mirror", "wiki"}
+    assert unnamed_objects(s3_server, bucket, f"root/runs/{config.run_id}/") == set()

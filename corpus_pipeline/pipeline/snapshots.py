@@ -100,6 +100,18 @@ def _link_tree(source_dir: Path, target_dir: Path) -> None:
         _link(source, target_dir / source.relative_to(source_dir))
 
 
+def snapshot_info(name: str, previous: str | None, increments: list[dict]) -> dict:
+    """What a snapshot's record says of it (a store snapshot adds its objects: store_snapshots.py)."""
+    return {
+        "name": name,
+        "published_at": utc_now(),
+        "previous": previous,
+        "documents": sum(i["documents"] for i in increments),
+        "tokens": sum(i["tokens"] for i in increments),
+        "increments": increments,
+    }
+
+
 def increment_info(increment: Increment, storage=None) -> dict:
     """What a snapshot records of each increment (on a store too: store_snapshots.py adds its objects)."""
     manifest = read_manifest(increment.tokens, storage)
@@ -149,14 +161,7 @@ def publish_snapshot(corpus_dir: Path, previous: Snapshot | None, increment: Inc
     _link(increment.tokens / TOKENIZER, work / TOKENIZER)
     increments.append(increment_info(increment))
     write_json(work / PROCESSED_FILE, sorted(processed | set(increment.inputs)))
-    info = {
-        "name": name,
-        "published_at": utc_now(),
-        "previous": previous.name if previous else None,
-        "documents": sum(i["documents"] for i in increments),
-        "tokens": sum(i["tokens"] for i in increments),
-        "increments": increments,
-    }
+    info = snapshot_info(name, previous.name if previous else None, increments)
     write_json(work / SNAPSHOT_FILE, info)
     os.replace(work, snapshots / name)
     switch_current(corpus_dir, name)

@@ -25,8 +25,7 @@ from datetime import datetime, timezone
 
 from corpus_pipeline.engine.stage_dir import SUCCESS, child, stage_files
 from corpus_pipeline.pipeline.on_store import read_json_object, write_json_object
-from corpus_pipeline.pipeline.record import utc_now
-from corpus_pipeline.pipeline.snapshots import increment_info
+from corpus_pipeline.pipeline.snapshots import increment_info, snapshot_info
 from corpus_pipeline.storage import Storage
 
 CURRENT = "CURRENT"
@@ -117,13 +116,8 @@ def write_snapshot(corpus: str, previous: StoreSnapshot | None, increment, stora
     increments.append(_increment_info(increment, storage))
     processed = previous.processed_inputs() if previous else set()
     info = {
-        "name": name,
-        "published_at": utc_now(),
-        "previous": previous.name if previous else None,
-        "documents": sum(i["documents"] for i in increments),
-        "tokens": sum(i["tokens"] for i in increments),
+        **snapshot_info(name, previous.name if previous else None, increments),
         "tokenizer": increments[-1]["files"]["tokens"][TOKENIZER],
-        "increments": increments,
         "processed_inputs": sorted(processed | set(increment.inputs)),
     }
     uri = _snapshot_uri(corpus, name)

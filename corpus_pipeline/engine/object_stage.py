@@ -220,8 +220,8 @@ class ObjectWork:
         root = Path(storage.config.scratch_dir or tempfile.gettempdir())
         # Named by output and fingerprint: a rerun on this machine finds it, another output never.
         where = hashlib.sha256(output.encode()).hexdigest()[:8]
-        self.scratch = self.driver_dir = root / f"corpus-pipeline-{where}-{fingerprint[:16]}"
-        self.scratch.mkdir(parents=True, exist_ok=True)
+        # Made by the first file written there: a chain stage (its tasks commit records) never does.
+        self.scratch = root / f"corpus-pipeline-{where}-{fingerprint[:16]}"
         self._renames: dict[str, str] = {}
         self._committed: dict[str, str] | None = None
 
@@ -263,9 +263,15 @@ class ObjectWork:
         # Not the local protocol's attempt directories, which a task that lost leaves (task_output.py).
         return sorted((name, path) for name, path in files if name.split("/")[0] not in _LOCAL_ATTEMPTS)
 
+    @property
+    def driver_dir(self) -> Path:
+        """Where the driver writes the stage's own files (uploaded when it completes)."""
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        return self.scratch
+
     def local_dir(self, stage: str) -> Path:
         """The directory a stage's tasks share while it runs: the scratch directory."""
-        return self.scratch
+        return self.driver_dir
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)

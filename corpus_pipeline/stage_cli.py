@@ -38,14 +38,21 @@ def register(verbs) -> dict[str, argparse.ArgumentParser]:
         if spec.many_inputs:  # dedup and mix read several stages (a run's sources) as one corpus
             help_text = "one or more stage output directories, read as one corpus (--run-dir: the previous stage's)"
         parser.add_argument(*names, dest="input", nargs=many, help=help_text)
-        parser.add_argument("--output", type=location, help="the stage directory to write (a path or s3://...)")
-        parser.add_argument("--run-dir", type=location, help="take --input and --output from this run directory")
+        parser.add_argument("--output", type=_location, help="the stage directory to write (a path or s3://...)")
+        parser.add_argument("--run-dir", type=_location, help="take --input and --output from this run directory")
         for option in spec.options:
             parser.add_argument(option.flag, help=option.help, nargs="+" if option.many else None)
         add_runner_options(parser, spec.default_runner)
         parser.set_defaults(handler=run_stage_verb, stage=spec.name)
         parsers[spec.name] = parser
     return parsers
+
+
+def _location(value: str) -> Location:
+    try:
+        return location(value)
+    except ValueError as error:  # argparse would print "invalid value" without the reason
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _dest(flag: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +45,18 @@ def fingerprint(stage_name: str, stage_config: str, input_identity: list[str]) -
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+_OTHER_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 def location(path: Location | str) -> Location:
-    """A path given by a user or a config: a URI stays a string (Path would fold `s3://` to `s3:/`)."""
-    return str(path).rstrip("/") if is_object_uri(path) else Path(path)
+    """A path given by a user or a config: a URI stays a string (Path would fold `s3://` to `s3:/`).
+    Another scheme (`s3a://`, `gs://`) is refused: as a Path it would be a local folder `s3a:`."""
+    if is_object_uri(path):
+        return str(path).rstrip("/")
+    if isinstance(path, str) and _OTHER_SCHEME.match(path):
+        scheme = path.split("://")[0]
+        raise ValueError(f"{path}: {scheme}:// is not supported; give s3://bucket/key (any S3 API store) or a path")
+    return Path(path)
 
 
 def child(base: Location, name: str) -> Location:

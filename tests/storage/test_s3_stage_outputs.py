@@ -171,3 +171,12 @@ def test_an_endpoint_set_only_in_the_config_reaches_every_reader_of_a_cli_run(s3
     assert main(["train-tokenizer", "--input", docs, "--output", tokenizer, *store, *vocabulary]) == EXIT_OK
     tokens = ["--output", f"s3://{bucket}/tokens", "--tokenizer", tokenizer]
     assert main(["tokenize", "--input", docs, *tokens, *store]) == EXIT_OK
+
+
+def test_another_scheme_is_refused_by_name_not_taken_for_a_local_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exited:
+        main(["langid", "--input", str(tmp_path), "--output", "s3a://team-corpus/langid"])
+    assert exited.value.code == 2
+    assert "s3a:// is not supported; give s3://bucket/key" in capsys.readouterr().err
+    assert not (tmp_path / "s3a:").exists()

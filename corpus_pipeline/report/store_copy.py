@@ -19,7 +19,6 @@ from corpus_pipeline.engine.source_configs import SOURCES_DIR
 from corpus_pipeline.engine.stage_dir import SUCCESS, child
 from corpus_pipeline.report.run_dir import STAGES
 from corpus_pipeline.storage import Storage
-from corpus_pipeline.storage.storage import split_uri
 
 
 def copy_stage(stage_uri: str, local: Path, storage: Storage) -> bool:
@@ -39,8 +38,7 @@ def _source_names(run_uri: str, storage: Storage) -> list[str]:
     """The sources of a pipeline.sources run (runs/<id>/sources/<name>/): a listing finds their
     names only; what each holds is read through its stages' manifests."""
     base = child(run_uri, SOURCES_DIR)
-    bucket, prefix = split_uri(base)
-    return sorted({uri[len(base) + 1 :].split("/")[0] for uri in storage.list_prefix(bucket, prefix + "/")})
+    return sorted({uri[len(base) + 1 :].split("/")[0] for uri in storage.list_under(base)})
 
 
 def copy_run(run_uri: str, local: Path, storage: Storage) -> Path:

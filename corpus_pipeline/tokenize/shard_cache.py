@@ -29,7 +29,6 @@ from pathlib import Path
 
 from corpus_pipeline.engine.stage_dir import read_success, stage_files
 from corpus_pipeline.storage import Storage
-from corpus_pipeline.storage.storage import split_uri
 from corpus_pipeline.tokenize.bpe import file_sha256
 from corpus_pipeline.tokenize.manifest import MANIFEST_FILE, TOKENIZER_FILE, read_manifest
 
@@ -109,8 +108,7 @@ def _fill(uri: str, directory: Path, storage: Storage, checksums: bool) -> tuple
     # The records stay: a file that fails below keeps the identity it was downloaded from.
     _write_marker(marker, uri, previous, complete=False)
     objects = stage_files(uri, storage)
-    bucket, prefix = split_uri(uri)
-    storage.list_prefix(bucket, prefix)  # one LIST per 1,000 objects answers every identity below
+    storage.list_under(uri)  # one LIST per 1,000 objects answers every identity below
     copy = _Copy(uri, directory, objects, storage, previous, checksums)
     complete = False
     try:

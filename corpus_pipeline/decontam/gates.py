@@ -14,10 +14,9 @@ from pathlib import Path
 
 from corpus_pipeline.config import DecontaminationConfig
 from corpus_pipeline.decontam.record import SetSummary, set_summaries
-from corpus_pipeline.engine.stage_dir import STATS_FILE, stage_file
+from corpus_pipeline.engine.stage_dir import STATS_FILE, read_stage_bytes, stage_file
 from corpus_pipeline.quality.gates import Gate
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.storage import Storage, is_object_uri
 
 STAGE = "decontaminate"
 # Gates are per language; these are over the whole corpus.
@@ -26,16 +25,9 @@ SCOPE = "all"
 
 def checked_sets(corpus: Path) -> dict[str, SetSummary]:
     """The sets the stage that wrote `corpus` checked; none when that stage is not decontaminate."""
-    if is_object_uri(corpus):
-        found = stage_file(corpus, STATS_FILE)
-        if found is None:
-            return {}
-        stats = StageStats.from_dict(json.loads(Storage().read_bytes(str(found))))
-    else:
-        path = Path(corpus) / STATS_FILE
-        if not path.exists():
-            return {}
-        stats = StageStats.read(path)
+    if stage_file(corpus, STATS_FILE) is None:
+        return {}
+    stats = StageStats.from_dict(json.loads(read_stage_bytes(corpus, STATS_FILE)))
     return set_summaries(stats) if stats.stage == STAGE else {}
 
 

@@ -25,6 +25,7 @@ from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.engine.tasks import split_verdicts, table_text_bytes
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.parquet import parquet_schema
 
 STAGE_NAME = "dedup"
 CLUSTER_FIELDS = (pa.field("dup_cluster_id", pa.string()), pa.field("dup_cluster_size", pa.int64()))
@@ -59,7 +60,7 @@ class DedupStage(GlobalStage):
         if not parts:
             return {}
         # Sources that skipped a stage lack its columns: every input's columns, nulls where absent.
-        schemas = [storage.parquet_metadata(str(listed[0])).schema.to_arrow_schema() for listed in inputs if listed]
+        schemas = [parquet_schema(storage, listed[0]) for listed in inputs if listed]
         input_schema = pa.unify_schemas(schemas)
         if REJECT_DETAIL_FIELD.name in input_schema.names:
             raise ValueError(f"{input_dir} holds rejected rows ({REJECT_DETAIL_FIELD.name}); give a stage output")

@@ -35,6 +35,7 @@ from corpus_pipeline.engine.tasks import Chain, run_chain_task
 from corpus_pipeline.stages.base import DocumentStage, SourceStage
 from corpus_pipeline.stats import StageStats, merge_task_stats
 from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage.parquet import parquet_schema
 
 
 class Executor(Protocol):
@@ -135,7 +136,6 @@ def run_chain(
     start = next((i + 1 for i in range(first - 1, -1, -1) if done[i] and dirs[i].kept_here()), 0)
     reused = [StageResult(d.output, d.done_stats(), skipped=True) for d in dirs[:start]]
     chain_input = source if start == 0 else dirs[start - 1].output
-    chain_input = source if start == 0 else dirs[start - 1].output
     return reused + _run_tasks(stages[start:], chain_input, dirs[start:], write_kept[start:], executor, engine, storage)
 
 
@@ -180,7 +180,7 @@ def _input_schema(parts: list[Location], storage: Storage):
         from corpus_pipeline.document import DOCUMENT_SCHEMA
 
         return DOCUMENT_SCHEMA
-    return storage.parquet_metadata(str(parts[0])).schema.to_arrow_schema()
+    return parquet_schema(storage, parts[0])
 
 
 def _forget_stale_tasks(works: list[Path], tasks: list[Task]) -> None:

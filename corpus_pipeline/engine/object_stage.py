@@ -29,15 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_pipeline import __version__
+from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, KEPT_HERE, STATS_DIR, STATS_FILE, SUCCESS
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 
-SUCCESS = "_SUCCESS"
 WORK = "_work"
 TASKS = "tasks"
-STATS_FILE = "_stats.json"
-TASK_STATS_DIR = "_tasks"
-_LOCAL_ATTEMPTS = ("_attempts", "_committed")  # task_output.ATTEMPTS_DIR, COMMITTED_DIR
 
 
 def join(base: str, relative: str) -> str:
@@ -71,22 +68,26 @@ def read_manifest(output: str, storage: Storage) -> dict | None:
 
 
 def upload_task(
-    storage: Storage, area: str, outputs: dict[str, str], task: str, identity: str, files: dict[str, dict[str, Path]]
+    storage: Storage,
+    area: str,
+    outputs: dict[str, str],
+    task: str,
+    identity: str,
+    files: dict[str, dict[str, Path]],
+    stats: dict[str, StageStats],
 ) -> None:
-    """Upload one finished attempt (`files`: per stage, logical name -> local file), then its record."""
+    """Upload one finished attempt (`files`: per stage, logical name -> local file), then its record
+    with its counters per stage."""
     attempt = uuid.uuid4().hex[:12]
     keys: dict[str, dict[str, str]] = {}
-    stats: dict[str, dict] = {}
     for stage, named in files.items():
         keys[stage] = {}
         for relative, local in sorted(named.items()):
-            if relative == "stats.json":
-                stats[stage] = json.loads(local.read_text(encoding="utf-8"))
-                continue
             key = attempt_key(relative, attempt)
             storage.put_file(str(local), join(outputs[stage], key))
             keys[stage][relative] = key
-    record = {"task": task, "identity": identity, "attempt": attempt, "files": keys, "stats": stats}
+    counters = {stage: counts.to_dict() for stage, counts in stats.items()}
+    record = {"task": task, "identity": identity, "attempt": attempt, "files": keys, "stats": counters}
     storage.put_bytes(join(area, f"{TASKS}/{record_name(task, identity)}"), json.dumps(record).encode())
 
 
@@ -124,7 +125,7 @@ class ObjectStageDir:
         return True
 
     def kept_here(self) -> bool:
-        return (read_manifest(self.output, self.storage) or {}).get("kept", "here") == "here"
+        return (read_manifest(self.output, self.storage) or {}).get("kept", KEPT_HERE) == KEPT_HERE
 
     def done_stats(self) -> StageStats:
         return StageStats.from_dict(read_manifest(self.output, self.storage)["stats"])
@@ -145,12 +146,17 @@ class ObjectStageDir:
         return self._records[area]
 
     def complete(
-        self, stage_name: str, wall_seconds: float, work: ObjectWork | None = None, kept: str = "here", **marker
+        self,
+        stage_name: str,
+        wall_seconds: float,
+        work: ObjectWork | None = None,
+        kept: str = KEPT_HERE,
+        area: str | None = None,
+        **marker,
     ) -> StageStats:
         """Merge the committed tasks' counters and files into the manifest (not yet written:
-        `publish` writes it). `marker["area"]`: where the tasks committed when that is not this
-        stage's own commit area (a fused pass: the last stage's)."""
-        area = marker.pop("area", None)
+        `publish` writes it). `area`: where the tasks committed when that is not this stage's own
+        commit area (a fused pass: the last stage's)."""
         records = self.records(area)
         stats = StageStats(stage_name)
         files: dict[str, str] = {}
@@ -164,7 +170,7 @@ class ObjectStageDir:
             tasks[record["task"]] = record["identity"]
         files.update(work.renamed(files) if work else {})
         for relative, local in work.driver_files() if work else []:
-            if relative.startswith(f"{TASK_STATS_DIR}/"):
+            if relative.startswith(f"{STATS_DIR}/"):
                 stats.merge(StageStats.read(local))
             key = attempt_key(relative, self.fingerprint[:12])
             self.storage.put_file(str(local), join(self.output, key))
@@ -261,7 +267,7 @@ class ObjectWork:
     def driver_files(self) -> list[tuple[str, Path]]:
         files = [(p.relative_to(self.scratch).as_posix(), p) for p in self.scratch.rglob("*") if p.is_file()]
         # Not the local protocol's attempt directories, which a task that lost leaves (task_output.py).
-        return sorted((name, path) for name, path in files if name.split("/")[0] not in _LOCAL_ATTEMPTS)
+        return sorted((name, path) for name, path in files if name.split("/")[0] not in (ATTEMPTS_DIR, COMMITTED_DIR))
 
     @property
     def driver_dir(self) -> Path:

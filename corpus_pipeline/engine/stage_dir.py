@@ -18,18 +18,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus_pipeline import __version__
+from corpus_pipeline.engine.layout import (
+    ATTEMPTS_DIR,
+    COMMITTED_DIR,
+    KEPT_HERE,
+    STATS_DIR,
+    STATS_FILE,
+    SUCCESS,
+)
 from corpus_pipeline.engine.object_stage import ObjectStageDir, read_manifest
 from corpus_pipeline.engine.object_stage import join as join_key
-from corpus_pipeline.engine.task_output import ATTEMPTS_DIR, COMMITTED_DIR, STATS_DIR
 from corpus_pipeline.stats import StageStats, merge_task_stats
 from corpus_pipeline.storage import Storage, is_object_uri
 
 # A stage directory: a local path, or an `s3://bucket/prefix` URI (a str).
 Location = Path | str
-
-SUCCESS = "_SUCCESS"
-STATS_FILE = "_stats.json"
-KEPT_HERE = "here"
 
 
 class MissingInputError(FileNotFoundError):

@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine import object_stage
+from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DIR
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage, is_object_uri
 
@@ -42,10 +43,6 @@ from corpus_pipeline.storage import Storage, is_object_uri
 ROWS_PER_WRITE = 1_000
 PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 3, "write_statistics": True}
 
-ATTEMPTS_DIR = "_attempts"
-COMMITTED_DIR = "_committed"
-STATS_DIR = "_tasks"
-REJECTED_DIR = "_rejected"
 _KEPT, _REJECTED, _STATS, _TASK = "kept.parquet", "rejected", "stats.json", "task.json"
 
 
@@ -179,13 +176,9 @@ class TaskAttempt:
                 return {name: StageStats.from_dict(earlier["stats"][name]) for name in stats}
             own = stage_of_area(self.area)
             outputs = {name: self.outputs.get(name, own) for name in [*stats, ""]}
-            files = {name: dict(_logical_files(self.directory / name, self.task_name)) for name in stats}
-            files[""] = {
-                path.relative_to(self.directory).as_posix(): path
-                for path in sorted(self.directory.rglob("*"))
-                if path.is_file() and path.relative_to(self.directory).parts[0] not in stats
-            }
-            object_stage.upload_task(self.storage, self.area, outputs, self.task_name, self.identity, files)
+            files = {name: dict(_stage_files(self.directory / name, self.task_name)) for name in stats}
+            files[""] = _own_files(self.directory, stats)
+            object_stage.upload_task(self.storage, self.area, outputs, self.task_name, self.identity, files, stats)
             return stats
         finally:
             self.abort()
@@ -194,15 +187,24 @@ class TaskAttempt:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def _logical_files(source: Path, task_name: str):
-    """(name in the stage directory, local file) of one stage's files of a finished attempt."""
+def _stage_files(source: Path, task_name: str):
+    """(name in the stage directory, local file) of one stage's documents of a finished attempt:
+    its kept part and its rejects."""
     if (source / _KEPT).exists():
         yield f"{task_name}.parquet", source / _KEPT
     if (source / _REJECTED).exists():
         for rejected in sorted((source / _REJECTED).glob("*.parquet")):
             yield f"{REJECTED_DIR}/reason={rejected.stem}/{task_name}.parquet", rejected
-    if (source / _STATS).exists():
-        yield "stats.json", source / _STATS
+
+
+def _own_files(attempt: Path, stage_names) -> dict[str, Path]:
+    """A global stage's own files of an attempt (token shards, token counts), outside the stage
+    sub-directories, by their names in the stage directory."""
+    return {
+        path.relative_to(attempt).as_posix(): path
+        for path in sorted(attempt.rglob("*"))
+        if path.is_file() and path.name != _TASK and path.relative_to(attempt).parts[0] not in stage_names
+    }
 
 
 def committed_stats(work: Path, task_name: str, stage_names: list[str]) -> dict[str, StageStats]:
@@ -249,12 +251,8 @@ def distribute(stage_works: dict[str, Path], chain_work: Path, task_name: str) -
     identity = json.loads((committed / _TASK).read_text(encoding="utf-8"))["identity"]
     for name, work in stage_works.items():
         source = committed / name
-        if (source / _KEPT).exists():
-            os.replace(source / _KEPT, work / f"{task_name}.parquet")
-        for rejected in sorted((source / _REJECTED).glob("*.parquet")) if (source / _REJECTED).exists() else []:
-            target = work / REJECTED_DIR / f"reason={rejected.stem}" / f"{task_name}.parquet"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(rejected, target)
+        for relative, path in list(_stage_files(source, task_name)):
+            _move(path, work / relative)
         if (source / _STATS).exists():
             stats = json.loads((source / _STATS).read_text(encoding="utf-8"))
             target = work / STATS_DIR / f"{task_name}.json"
@@ -263,10 +261,11 @@ def distribute(stage_works: dict[str, Path], chain_work: Path, task_name: str) -
             tmp.write_text(json.dumps({**stats, "task_identity": identity}, indent=2) + "\n", encoding="utf-8")
             os.replace(tmp, target)
             (source / _STATS).unlink()
-    # A global stage's own files (token shards, token counts), outside the stage sub-directories.
-    for path in sorted(committed.rglob("*")):
-        if path.is_file() and path.name != _TASK and path.relative_to(committed).parts[0] not in stage_works:
-            target = stage_works[next(iter(stage_works))] / path.relative_to(committed)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(path, target)
+    for relative, path in _own_files(committed, stage_works).items():
+        _move(path, stage_works[next(iter(stage_works))] / relative)
     shutil.rmtree(committed)
+
+
+def _move(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(source, target)

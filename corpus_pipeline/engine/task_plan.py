@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.parquet import parquet_metadata
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def plan_part_tasks(parts: list[Path | str], task_rows: int, storage: Storage | 
     storage = storage or Storage()
     tasks: list[Task] = []
     for part in parts:
-        metadata = storage.parquet_metadata(str(part))
+        metadata = parquet_metadata(storage, str(part))
         groups: list[int] = []
         rows = 0
         for index in range(metadata.num_row_groups):

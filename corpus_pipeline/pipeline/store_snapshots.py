@@ -25,16 +25,16 @@ from datetime import datetime, timezone
 
 from corpus_pipeline.engine.stage_dir import SUCCESS, child, stage_files
 from corpus_pipeline.pipeline.on_store import read_json_object, write_json_object
-from corpus_pipeline.pipeline.snapshots import increment_info, snapshot_info
+from corpus_pipeline.pipeline.snapshots import (
+    CURRENT,
+    DOCUMENT_FILES,
+    SNAPSHOTS,
+    TOKEN_FILES,
+    TOKENIZER,
+    increment_info,
+    snapshot_info,
+)
 from corpus_pipeline.storage import Storage
-
-CURRENT = "CURRENT"
-SNAPSHOTS = "snapshots"
-TOKENIZER = "tokenizer.json"
-# The logical files of a run's stage directories that a snapshot names (as a local snapshot links
-# them): the data and what describes it. Rejected rows and task counters stay with the run.
-DOCUMENT_FILES = ("part-*.parquet", "_stats.json")
-TOKEN_FILES = ("*.bin", "*.idx", "manifest.json", TOKENIZER, "_stats.json")
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,9 @@ def current_snapshot(corpus: str, storage: Storage | None = None) -> StoreSnapsh
 
 
 def _named_files(stage: str, patterns: tuple[str, ...], storage: Storage) -> dict[str, str]:
-    """Logical name -> object, of a finished stage's top-level files that match `patterns`, and its
-    manifest (what a reader checks them against)."""
+    """Logical name -> object, of a finished stage's top-level files that match `patterns` (those a
+    local snapshot links: the data and what describes it; rejected rows and task counters stay with
+    the run), and its manifest (what a reader checks them against)."""
     files = {
         name: str(where)
         for name, where in stage_files(stage, storage).items()

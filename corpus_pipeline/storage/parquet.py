@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpus_pipeline.storage.storage import Storage
@@ -21,3 +22,14 @@ def open_parquet(storage: Storage, path: str) -> Iterator[pq.ParquetFile]:
     finally:
         if source is not path:  # an object's stream, ours to close
             source.close()
+
+
+def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
+    """A Parquet file's footer (row groups, schema): two ranged reads of an object, not the object."""
+    with open_parquet(storage, str(path)) as parquet:
+        return parquet.metadata
+
+
+def parquet_schema(storage: Storage, path: str) -> pa.Schema:
+    with open_parquet(storage, str(path)) as parquet:
+        return parquet.schema_arrow

@@ -114,13 +114,6 @@ class Storage:
         """What pyarrow.parquet opens: the local path itself (memory-mapped reads), or the object."""
         return self.open(path) if is_object_uri(path) else path
 
-    def parquet_metadata(self, path: str):
-        """A Parquet file's footer (row groups, schema): two ranged reads of an object, not the object."""
-        from corpus_pipeline.storage.parquet import open_parquet
-
-        with open_parquet(self, path) as parquet:
-            return parquet.metadata
-
     def exists(self, path: str) -> bool:
         if not is_object_uri(path):
             return os.path.isfile(path)
@@ -214,15 +207,12 @@ class Storage:
         return self._each(self.read_bytes, uris)
 
     def delete(self, uris: list[str]) -> None:
-        """Delete objects; one that is already gone is not an error (a cleanup may run twice)."""
+        """Delete objects (one already gone is no error)."""
         self._each(self._delete_one, uris)
 
     def _delete_one(self, uri: str) -> None:
         bucket, key = split_uri(uri)
-        try:
-            self._ask(bucket, lambda: self.s3().delete_file(f"{bucket}/{key}"))
-        except FileNotFoundError:
-            pass
+        self._unless_gone(bucket, lambda: self.s3().delete_file(f"{bucket}/{key}"))
         self._infos.pop(uri, None)
 
     @staticmethod
@@ -237,10 +227,7 @@ class Storage:
     def delete_prefix(self, uri: str) -> None:
         """Every object under `uri/` (a batch DeleteObjects per 1,000 keys), folder markers included."""
         bucket, key = split_uri(uri)
-        try:
-            self._ask(bucket, lambda: self.s3().delete_dir(f"{bucket}/{key}"))
-        except FileNotFoundError:
-            pass
+        self._unless_gone(bucket, lambda: self.s3().delete_dir(f"{bucket}/{key}"))
 
     def list_under(self, uri: str) -> list[str]:
         """The URIs of every object under the "folder" `uri` (`uri/...`)."""
@@ -250,6 +237,13 @@ class Storage:
     def _check_bucket(self, bucket: str) -> None:
         if self._ask(bucket, lambda: self.s3().get_file_info(bucket)).type == fs.FileType.NotFound:
             raise missing_bucket(bucket)
+
+    def _unless_gone(self, bucket: str, delete) -> None:
+        """A delete of what is already gone is not an error (a cleanup may run twice)."""
+        try:
+            self._ask(bucket, delete)
+        except FileNotFoundError:
+            pass
 
     def _ask(self, bucket: str, request):
         try:

@@ -70,16 +70,13 @@ def write_manifest(directory: Path, manifest: dict) -> Path:
 
 def read_manifest(directory: Path | str, storage=None) -> dict:
     """The manifest of a token-shard directory, local or on a store (through its stage manifest)."""
-    from corpus_pipeline.engine.stage_dir import stage_file
-    from corpus_pipeline.storage import Storage, is_object_uri
+    from corpus_pipeline.engine.stage_dir import MissingInputError, child, read_stage_bytes
 
-    on_store = is_object_uri(directory)
-    path = stage_file(directory, MANIFEST_FILE, storage) if on_store else Path(directory) / MANIFEST_FILE
-    if path is None or not is_object_uri(path) and not path.exists():
-        raise ManifestError(f"{directory}: no {MANIFEST_FILE} (the tokenize stage did not finish here)")
+    path = child(directory, MANIFEST_FILE)
     try:
-        data = (storage or Storage()).read_bytes(path) if is_object_uri(path) else path.read_bytes()
-        manifest = json.loads(data)
+        manifest = json.loads(read_stage_bytes(directory, MANIFEST_FILE, storage))
+    except MissingInputError:
+        raise ManifestError(f"{directory}: no {MANIFEST_FILE} (the tokenize stage did not finish here)") from None
     except json.JSONDecodeError as error:
         raise ManifestError(f"{path}: not JSON ({error})") from None
     missing = [key for key in _TOP_KEYS if key not in manifest]

@@ -18,6 +18,7 @@ from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.stage_dir import STATS_FILE, Location, input_parts, read_stage_bytes
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.parquet import parquet_schema
 from corpus_pipeline.tokenize import local_jobs
 from corpus_pipeline.tokenize.indexed_dataset import ShardFile
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, read_manifest, write_manifest
@@ -89,7 +90,7 @@ class TokenizeStage(GlobalStage):
             buckets=buckets,
         )
         if parts:
-            schema = work.storage.parquet_metadata(str(parts[0])).schema.to_arrow_schema()
+            schema = parquet_schema(work.storage, parts[0])
             if executor.distributed:
                 from corpus_pipeline.tokenize import spark_jobs
 

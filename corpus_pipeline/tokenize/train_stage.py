@@ -16,6 +16,7 @@ from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.stage_dir import Location, child, input_parts, read_stage_bytes
 from corpus_pipeline.engine.task_output import STATS_DIR
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage.parquet import parquet_schema
 from corpus_pipeline.tokenize import local_jobs
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe, vocab_size
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE
@@ -75,7 +76,7 @@ class TrainTokenizerStage(GlobalStage):
 
     def run(self, input_dir: Location, work, executor: Executor) -> dict:
         parts = input_parts(input_dir, work.storage)
-        schema = work.storage.parquet_metadata(str(parts[0])).schema.to_arrow_schema() if parts else None
+        schema = parquet_schema(work.storage, parts[0]) if parts else None
         # The same two jobs in this process (pyarrow) or on Spark: same hash, same sample.
         jobs, where = (local_jobs, (parts, schema))
         if executor.distributed:

@@ -45,9 +45,9 @@ def task_uploads(monkeypatch) -> list[str]:
     uploads: list[str] = []
     upload_task = object_stage.upload_task
 
-    def counted(storage, area, outputs, task, identity, files):
+    def counted(storage, area, outputs, task, *rest):
         uploads.append(task)
-        upload_task(storage, area, outputs, task, identity, files)
+        upload_task(storage, area, outputs, task, *rest)
 
     monkeypatch.setattr(object_stage, "upload_task", counted)
     return uploads

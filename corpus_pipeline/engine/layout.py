@@ -1,0 +1,10 @@
+"""The names of a stage directory's files (schemas/stage_dir.md), in one place for the local
+lifecycle (stage_dir.py, task_output.py) and the object-store one (object_stage.py)."""
+
+SUCCESS = "_SUCCESS"
+STATS_FILE = "_stats.json"
+KEPT_HERE = "here"  # `kept` of a _SUCCESS whose directory holds its kept documents
+STATS_DIR = "_tasks"
+REJECTED_DIR = "_rejected"
+ATTEMPTS_DIR = "_attempts"
+COMMITTED_DIR = "_committed"

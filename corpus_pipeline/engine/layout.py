@@ -8,3 +8,4 @@ STATS_DIR = "_tasks"
 REJECTED_DIR = "_rejected"
 ATTEMPTS_DIR = "_attempts"
 COMMITTED_DIR = "_committed"
+WORK = "_work"  # an object-store stage's commit area (engine/object_stage.py)

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Protocol
 
 from corpus_pipeline.config import EngineConfig
-from corpus_pipeline.engine import object_stage
 from corpus_pipeline.engine.stage_dir import (
     KEPT_HERE,
-    LocalWork,
     Location,
     StageDir,
     check_output_apart,
@@ -29,13 +28,19 @@ from corpus_pipeline.engine.stage_dir import (
     open_stage_dir,
     read_success,
 )
-from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR, distribute, forget_task, task_identity_done
-from corpus_pipeline.engine.task_plan import Task, file_identity, plan_file_tasks, plan_part_tasks
+from corpus_pipeline.engine.task_output import COMMITTED_DIR, distribute
+from corpus_pipeline.engine.task_plan import file_identity, plan_file_tasks, plan_part_tasks
 from corpus_pipeline.engine.tasks import Chain, run_chain_task
 from corpus_pipeline.stages.base import DocumentStage, SourceStage
-from corpus_pipeline.stats import StageStats, merge_task_stats
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_schema
+
+
+class StageRefusedError(ValueError):
+    """A stage that found, after it began, that its input and config cannot give an output (mix
+    targets the data cannot meet): its work directory is removed, since a rerun of the same config
+    is refused again."""
 
 
 class Executor(Protocol):
@@ -100,7 +105,7 @@ def chain_dirs(
         identity = [file_identity(path, stages[0].storage) for path in source]
     else:
         identity = [read_success(source, storage)["fingerprint"]]
-    if len({is_object_uri(output) for output in outputs}) > 1:
+    if len({type(location(output)) for output in outputs}) > 1:
         raise ValueError(f"a fused pass writes all its outputs locally or all to a store, not {outputs}")
     dirs = []
     for stage, output, keep in zip(stages, outputs, _writes_kept(len(stages), engine), strict=True):
@@ -126,6 +131,13 @@ def run_chain(
     for output in outputs:
         check_output_apart(output, inputs)
     dirs = chain_dirs(stages, source, outputs, engine, storage)
+    with ExitStack() as claims:
+        for stage_dir in dirs:
+            claims.enter_context(stage_dir.claim())
+        return _run_claimed(stages, source, dirs, executor, engine, storage)
+
+
+def _run_claimed(stages, source, dirs, executor, engine: EngineConfig, storage: Storage) -> list[StageResult]:
     write_kept = _writes_kept(len(stages), engine)
     done = [stage_dir.is_done() for stage_dir in dirs]
     if all(done):
@@ -141,7 +153,8 @@ def run_chain(
 
 def _run_tasks(stages, source, dirs: list[StageDir], write_kept, executor, engine, storage) -> list[StageResult]:
     started = time.perf_counter()
-    works = [stage_dir.begin() for stage_dir in dirs]
+    for stage_dir in dirs:
+        stage_dir.begin()
     head = stages[0] if isinstance(stages[0], SourceStage) else None
     if head is not None:
         tasks = plan_file_tasks(list(source), head.storage)
@@ -152,26 +165,20 @@ def _run_tasks(stages, source, dirs: list[StageDir], write_kept, executor, engin
         schemas, documents = [_input_schema(parts, storage)], stages
     for stage in documents:
         schemas.append(stage.output_schema(schemas[-1]))
-    on_store = is_object_uri(dirs[-1].output)
-    if on_store:
-        object_stage.forget_stale_records(storage, dirs[-1].work, {task.name: task.identity for task in tasks})
-    else:
-        _forget_stale_tasks(works, tasks)
+    last = dirs[-1]
+    last.forget_stale_tasks(dirs, {task.name: task.identity for task in tasks})
     chain = Chain(
-        work=str(dirs[-1].work),
+        work=str(last.work),
         source=head,
         stages=tuple(documents),
         schemas=tuple(schemas),
         write_kept=tuple(write_kept),
-        outputs=tuple((stage.name, str(d.output)) for stage, d in zip(stages, dirs, strict=True)) if on_store else (),
+        outputs=last.task_areas([stage.name for stage in stages], dirs),
         storage=storage,
     )
     label = " + ".join(stage.name for stage in stages)
     executor.map_tasks(partial(run_chain_task, chain), tasks, label)
-    if not on_store:
-        stage_works = {stage.name: work for stage, work in zip(stages, works, strict=True)}
-        for task in tasks:
-            distribute(stage_works, works[-1], task.name)
+    last.settle_tasks({stage.name: d.work for stage, d in zip(stages, dirs, strict=True)}, [t.name for t in tasks])
     return _publish(stages, dirs, write_kept, time.perf_counter() - started)
 
 
@@ -183,30 +190,11 @@ def _input_schema(parts: list[Location], storage: Storage):
     return parquet_schema(storage, parts[0])
 
 
-def _forget_stale_tasks(works: list[Path], tasks: list[Task]) -> None:
-    """Remove the files of tasks that are not in the plan, or were run for another input slice."""
-    planned = {task.name: task.identity for task in tasks}
-    names = {path.stem for work in works for path in (work / STATS_DIR).glob("*.json")}
-    names |= {path.name for path in (works[-1] / COMMITTED_DIR).glob("*")}
-    for name in sorted(names):
-        if planned.get(name) != task_identity_done(works[-1], name):
-            forget_task(works, name)
-
-
-def _task_seconds(stage_name: str, stage_dir, last) -> float:
-    if is_object_uri(stage_dir.output):
-        records = last.records()
-        return sum(r["stats"][stage_name].get("task_seconds", 0.0) for r in records if stage_name in r["stats"])
-    return merge_task_stats(stage_name, list((stage_dir.work / STATS_DIR).glob("*.json"))).task_seconds
-
-
 def _publish(stages, dirs: list[StageDir], write_kept, wall: float) -> list[StageResult]:
     """Complete every stage's directory, then rename them into place (or write their manifests) in order."""
-    fused = {"fused_with": [stage.name for stage in stages]} if len(stages) > 1 else {}
-    if is_object_uri(dirs[-1].output):
-        fused["area"] = dirs[-1].work  # where the pass's tasks committed, for every stage
+    fused = {"fused_with": [stage.name for stage in stages], **dirs[-1].fused_marker()} if len(stages) > 1 else {}
     # A fused pass has one wall clock; each stage is given its share of the measured task time.
-    own = [_task_seconds(stage.name, stage_dir, dirs[-1]) for stage, stage_dir in zip(stages, dirs, strict=True)]
+    own = [stage_dir.task_seconds(stage.name, dirs[-1]) for stage, stage_dir in zip(stages, dirs, strict=True)]
     results = []
     for stage, stage_dir, keep, seconds in zip(stages, dirs, write_kept, own, strict=True):
         kept = KEPT_HERE if keep else str(dirs[-1].output).rpartition("/")[2]
@@ -246,16 +234,19 @@ def run_global(
     storage = storage or Storage()
     check_output_apart(output, _input_dirs(input_dir) + stage.inputs())
     stage_dir = global_dir(stage, input_dir, output, executor, storage)
-    if stage_dir.is_done():
-        return StageResult(output, stage_dir.done_stats(), skipped=True)
-    started = time.perf_counter()
-    work = stage_dir.begin()
-    if not is_object_uri(output):
-        work = LocalWork(work, storage)
-    marker = stage.run(input_dir, work, executor) or {}
-    local = work.local_dir(stage.name) if isinstance(work, LocalWork) or stage.uses_local_dir else None
-    for committed in sorted((local / COMMITTED_DIR).glob("*")) if local is not None else []:
-        distribute({stage.name: local}, local, committed.name)
-    stage.finish(work)
-    stats = stage_dir.finish(stage.name, time.perf_counter() - started, work=work, **marker)
-    return StageResult(output, stats, skipped=False)
+    with stage_dir.claim():
+        if stage_dir.is_done():
+            return StageResult(output, stage_dir.done_stats(), skipped=True)
+        started = time.perf_counter()
+        work = stage_dir.global_work()
+        try:
+            marker = stage.run(input_dir, work, executor) or {}
+        except StageRefusedError:
+            stage_dir.abandon()
+            raise
+        local = work.local_dir(stage.name) if stage_dir.tasks_share_work or stage.uses_local_dir else None
+        for committed in sorted((local / COMMITTED_DIR).glob("*")) if local is not None else []:
+            distribute({stage.name: local}, local, committed.name)
+        stage.finish(work)
+        stats = stage_dir.finish(stage.name, time.perf_counter() - started, work=work, **marker)
+        return StageResult(output, stats, skipped=False)

@@ -4,8 +4,11 @@ The same lifecycle as a local StageDir (appears only complete, skipped when done
 writing objects in an order instead of renaming directories (schemas/stage_dir.md, "On an object
 store"):
 
-1. a task attempt uploads its files under keys of its own, `part-00003.<attempt>.parquet`, then
-   writes its commit record `_work/<fingerprint16>/tasks/<task>.<identity8>.json` (which files,
+1. a task attempt writes its intent `_work/<fingerprint16>/attempts/<attempt>.json` (the keys it
+   is about to upload: so every object under the prefix is named by something of ours, and the
+   output guard can tell a killed attempt's objects from a user's), uploads its files under keys
+   of its own, `part-00003.<attempt>.parquet`, then writes its commit record
+   `_work/<fingerprint16>/tasks/<task>.<identity8>.json` (which files,
    which counters) last: a record names only files that are complete;
 2. the stage commits by writing `_SUCCESS` last: the manifest, naming every logical file of the
    stage (`part-00003.parquet`) and the object that holds it. Readers open a stage through its
@@ -29,12 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_pipeline import __version__
-from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, KEPT_HERE, STATS_DIR, STATS_FILE, SUCCESS
+from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, KEPT_HERE, STATS_DIR, STATS_FILE, SUCCESS, WORK
+from corpus_pipeline.engine.output_guard import StageStore, named_by_work_area, read_marker
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locks import LEASE_NAME
 
-WORK = "_work"
 TASKS = "tasks"
+INTENTS = "attempts"
+RETIRED = "retired.json"  # the replaced output's objects, written before the new manifest
 
 
 def join(base: str, relative: str) -> str:
@@ -61,34 +67,38 @@ def commit_area(output: str, fingerprint: str) -> str:
 
 
 def read_manifest(output: str, storage: Storage) -> dict | None:
-    try:
-        return json.loads(storage.read_bytes(join(output, SUCCESS)))
-    except FileNotFoundError:
-        return None
+    return read_marker(output, storage)
 
 
 def upload_task(
     storage: Storage,
     area: str,
-    outputs: dict[str, str],
+    areas: dict[str, str],
     task: str,
     identity: str,
     files: dict[str, dict[str, Path]],
     stats: dict[str, StageStats],
 ) -> None:
-    """Upload one finished attempt (`files`: per stage, logical name -> local file), then its record
-    with its counters per stage."""
+    """Upload one finished attempt (`files`: per stage, logical name -> local file; `areas`: per
+    stage, the commit area of its output), then its record, with its counters per stage, in `area`
+    (the chain's last stage's). Each output's area first gets the attempt's intent."""
     attempt = uuid.uuid4().hex[:12]
-    keys: dict[str, dict[str, str]] = {}
+    keys = {stage: {relative: attempt_key(relative, attempt) for relative in named} for stage, named in files.items()}
+    for target in sorted({areas[stage] for stage, named in keys.items() if named}):
+        mine = {stage: named for stage, named in keys.items() if areas[stage] == target}
+        storage.put_bytes(join(target, f"{INTENTS}/{attempt}.json"), json.dumps({"task": task, "files": mine}).encode())
     for stage, named in files.items():
-        keys[stage] = {}
+        output = output_of_area(areas[stage])
         for relative, local in sorted(named.items()):
-            key = attempt_key(relative, attempt)
-            storage.put_file(str(local), join(outputs[stage], key))
-            keys[stage][relative] = key
+            storage.put_file(str(local), join(output, keys[stage][relative]))
     counters = {stage: counts.to_dict() for stage, counts in stats.items()}
     record = {"task": task, "identity": identity, "attempt": attempt, "files": keys, "stats": counters}
     storage.put_bytes(join(area, f"{TASKS}/{record_name(task, identity)}"), json.dumps(record).encode())
+
+
+def output_of_area(area: str) -> str:
+    """The stage prefix a commit area `<stage>/_work/<fingerprint16>` belongs to."""
+    return area.rsplit(f"/{WORK}/", 1)[0]
 
 
 def task_record(storage: Storage, area: str, task: str, identity: str) -> dict | None:
@@ -106,10 +116,10 @@ def forget_stale_records(storage: Storage, area: str, planned: dict[str, str]) -
 
 
 @dataclass
-class ObjectStageDir:
+class ObjectStageDir(StageStore):
     output: str
     fingerprint: str
-    storage: Storage = field(default_factory=Storage)
+    storage: Storage
     _records: dict[str, list[dict]] = field(default_factory=dict, repr=False)
 
     @property
@@ -134,8 +144,47 @@ class ObjectStageDir:
         """The commit area, keeping this fingerprint's records (their tasks are reused); the records
         of another input or config are useless now."""
         mine = self.work + "/"
-        self.storage.delete([u for u in self.storage.list_under(join(self.output, WORK)) if not u.startswith(mine)])
+        others = [u for u in self.storage.list_under(join(self.output, WORK)) if not u.startswith(mine)]
+        self._discard(others, read_manifest(self.output, self.storage))
         return ObjectWork(self.output, self.fingerprint, self.storage)
+
+    def _discard(self, work_objects: list[str], manifest: dict | None) -> None:
+        """Delete commit-area objects and the objects their records, intents and retire lists name,
+        but never one that `manifest` (the published output) names: only what we wrote goes."""
+        base = self.output + "/"
+        relative = [uri[len(base) :] for uri in work_objects]
+        named = named_by_work_area(base, relative, self.storage)
+        keep = {*(manifest or {}).get("files", {}).values(), SUCCESS, LEASE_NAME}  # the lease: its holder removes it
+        self.storage.delete([base + key for key in sorted(named - keep)] + work_objects)
+
+    def abandon(self) -> None:
+        """A stage refused after it began: the files its attempts named, then its commit area, go
+        (a rerun of the same config is refused again: nothing of it is reusable)."""
+        self._discard(self.storage.list_under(self.work), read_manifest(self.output, self.storage))
+        self.storage.delete_prefix(self.work)
+
+    # What the lifecycle asks of a placement (StageDir answers the same calls).
+    tasks_share_work = False  # tasks commit records; their files are uploaded, never shared
+
+    def global_work(self) -> ObjectWork:
+        return self.begin()
+
+    def forget_stale_tasks(self, chain: list, planned: dict[str, str]) -> None:
+        forget_stale_records(self.storage, self.work, planned)
+
+    def task_areas(self, names: list[str], chain: list) -> tuple:
+        """Each stage's commit area, where an attempt writes its intent before it uploads."""
+        return tuple((name, stage_dir.work) for name, stage_dir in zip(names, chain, strict=True))
+
+    def settle_tasks(self, stage_works: dict, task_names: list[str]) -> None:
+        """Nothing to move: the records name each task's objects where they are."""
+
+    def fused_marker(self) -> dict:
+        return {"area": self.work}  # where the pass's tasks committed, for every stage
+
+    def task_seconds(self, stage_name: str, last: ObjectStageDir) -> float:
+        records = last.records()
+        return sum(r["stats"][stage_name].get("task_seconds", 0.0) for r in records if stage_name in r["stats"])
 
     def records(self, area: str | None = None) -> list[dict]:
         """The commit records of every finished task (read once: a fused pass merges them per stage)."""
@@ -169,15 +218,21 @@ class ObjectStageDir:
                 files.update(record["files"].get("", {}))
             tasks[record["task"]] = record["identity"]
         files.update(work.renamed(files) if work else {})
-        for relative, local in work.driver_files() if work else []:
+        driver = work.driver_files() if work else []
+        tag = self.fingerprint[:12]
+        stats_key = attempt_key(STATS_FILE, tag)
+        # The driver's own uploads are named before they start, like a task attempt's.
+        uploads = {relative: attempt_key(relative, tag) for relative, _ in driver} | {STATS_FILE: stats_key}
+        intent = {"files": {"": uploads}}
+        self.storage.put_bytes(join(self.work, f"{INTENTS}/driver.json"), json.dumps(intent).encode())
+        for relative, local in driver:
             if relative.startswith(f"{STATS_DIR}/"):
                 stats.merge(StageStats.read(local))
-            key = attempt_key(relative, self.fingerprint[:12])
+            key = attempt_key(relative, tag)
             self.storage.put_file(str(local), join(self.output, key))
             files[relative] = key
         stats.check_balanced()
         stats.seconds = wall_seconds
-        stats_key = attempt_key(STATS_FILE, self.fingerprint[:12])
         self.storage.put_bytes(join(self.output, stats_key), (json.dumps(stats.to_dict(), indent=2) + "\n").encode())
         files[STATS_FILE] = stats_key
         self._manifest = {
@@ -193,14 +248,19 @@ class ObjectStageDir:
         return stats
 
     def publish(self) -> None:
-        """The commit point: one PUT of the manifest. Then the objects it does not name go."""
+        """The commit point: one PUT of the manifest. Before it, the objects of the output it
+        replaces are listed in the commit area (a driver killed after the PUT still knows them);
+        after it, they go, with the attempts that lost and the commit area."""
+        previous = read_manifest(self.output, self.storage)
+        if previous is not None:
+            retired = sorted(set(previous.get("files", {}).values()) - set(self._manifest["files"].values()))
+            self.storage.put_bytes(join(self.work, RETIRED), json.dumps({"keys": retired}).encode())
         body = json.dumps(self._manifest, indent=2, ensure_ascii=False) + "\n"
         self.storage.put_bytes(join(self.output, SUCCESS), body.encode("utf-8"))
         self._clean(self._manifest)
 
     def _clean(self, manifest: dict) -> None:
-        named = {join(self.output, key) for key in manifest["files"].values()} | {join(self.output, SUCCESS)}
-        self.storage.delete([uri for uri in self.storage.list_under(self.output) if uri not in named])
+        self._discard(self.storage.list_under(join(self.output, WORK)), manifest)
         # pyarrow leaves an empty folder marker (`.../tasks/`) where it deleted a folder's last object.
         self.storage.delete_prefix(join(self.output, WORK))
 

@@ -1,46 +1,52 @@
-"""A stage's output directory: appears only complete, is skipped when already done, resumes.
+"""A stage's output directory: appears only complete, is skipped when already done, resumes, and is
+written by one command at a time, never over what corpus_pipeline did not write.
 
-Layout (DESIGN.md): `part-*.parquet`, `_rejected/reason=<r>/`, `_tasks/`, `_stats.json`, `_SUCCESS`
-last. Work happens in a hidden sibling `.<name>.inprogress-<fingerprint>` that is renamed into place,
-so a reader never sees a half-written stage; the fingerprint in its name means a killed run resumes
-only into work done for the same input and config. An `s3://` output keeps the same promises
-without a rename (engine/object_stage.py); `open_stage_dir` and the readers below take either.
+Layout (schemas/stage_dir.md): `part-*.parquet`, `_rejected/reason=<r>/`, `_tasks/`, `_stats.json`,
+`_SUCCESS` last: the manifest that names every file of the stage. Readers open a stage through its
+manifest only (`stage_files`), on a local disk as on a store. Locally the work happens in a hidden
+sibling `.<name>.inprogress-<fingerprint>` that is renamed into place, so a reader never sees a
+half-written stage; the fingerprint in its name means a killed run resumes only into work done for
+the same input and config. On a store nothing renames: the same promises are kept by writing
+objects in an order (engine/object_stage.py). `open_stage_dir` picks the placement; both share
+`StageStore`'s claim (guard and lock) and marker.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
-import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_pipeline import __version__
-from corpus_pipeline.engine.layout import (
-    ATTEMPTS_DIR,
-    COMMITTED_DIR,
-    KEPT_HERE,
-    STATS_DIR,
-    STATS_FILE,
-    SUCCESS,
-)
-from corpus_pipeline.engine.object_stage import ObjectStageDir, read_manifest
-from corpus_pipeline.engine.object_stage import join as join_key
+from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, KEPT_HERE, STATS_DIR, STATS_FILE, SUCCESS
+from corpus_pipeline.engine.object_stage import ObjectStageDir
+from corpus_pipeline.engine.output_guard import OutputOverlapsInputError, StageStore, check_output_apart, read_marker
+from corpus_pipeline.engine.task_output import distribute, forget_task, task_identity_done
 from corpus_pipeline.stats import StageStats, merge_task_stats
 from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage.locations import Location, child, location
 
-# A stage directory: a local path, or an `s3://bucket/prefix` URI (a str).
-Location = Path | str
+__all__ = [
+    "KEPT_HERE",
+    "SUCCESS",
+    "STATS_FILE",
+    "Location",
+    "MissingInputError",
+    "OutputOverlapsInputError",
+    "check_output_apart",
+    "child",
+    "location",
+]
+
+log = logging.getLogger(__name__)
 
 
 class MissingInputError(FileNotFoundError):
     """An input that does not exist, or a stage directory that never finished."""
-
-
-class OutputOverlapsInputError(ValueError):
-    """An --output that equals, contains or lies inside an --input: writing it would destroy the input."""
 
 
 def fingerprint(stage_name: str, stage_config: str, input_identity: list[str]) -> str:
@@ -48,115 +54,63 @@ def fingerprint(stage_name: str, stage_config: str, input_identity: list[str]) -
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-_OTHER_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-
-
-def location(path: Location | str) -> Location:
-    """A path given by a user or a config: a URI stays a string (Path would fold `s3://` to `s3:/`).
-    Another scheme (`s3a://`, `gs://`) is refused: as a Path it would be a local folder `s3a:`."""
-    if is_object_uri(path):
-        return str(path).rstrip("/")
-    if isinstance(path, str) and _OTHER_SCHEME.match(path):
-        scheme = path.split("://")[0]
-        raise ValueError(f"{path}: {scheme}:// is not supported; give s3://bucket/key (any S3 API store) or a path")
-    return Path(path)
-
-
-def child(base: Location, name: str) -> Location:
-    return join_key(base, name) if is_object_uri(base) else Path(base) / name
-
-
 def read_success(stage_dir: Location, storage: Storage | None = None) -> dict:
-    if is_object_uri(stage_dir):
-        manifest = read_manifest(str(stage_dir), storage or Storage())
-        if manifest is None:
-            raise MissingInputError(f"{stage_dir} has no {SUCCESS}: that stage did not finish there; run it first")
-        return manifest
-    marker = Path(stage_dir) / SUCCESS
-    if not marker.exists():
-        if not Path(stage_dir).exists():
-            raise MissingInputError(f"{stage_dir} does not exist")
-        raise MissingInputError(f"{stage_dir} has no {SUCCESS}: that stage did not finish; run it first")
-    return json.loads(marker.read_text(encoding="utf-8"))
-
-
-def stage_file(stage_dir: Location, relative: str, storage: Storage | None = None) -> Location | None:
-    """Where a finished stage's logical file `relative` (`_stats.json`, `manifest.json`) is, or None.
-    On a store only the manifest says: a listing may show files of an attempt that lost."""
-    if not is_object_uri(stage_dir):
-        path = Path(stage_dir) / relative
-        return path if path.exists() else None
-    key = read_success(stage_dir, storage).get("files", {}).get(relative)
-    return None if key is None else join_key(str(stage_dir), key)
+    storage = storage or Storage()
+    marker = read_marker(str(stage_dir), storage)
+    if marker is not None:
+        return marker
+    if storage.kind(str(stage_dir)) == "missing":
+        raise MissingInputError(f"{stage_dir} does not exist")
+    if storage.exists(str(child(stage_dir, SUCCESS))):
+        raise MissingInputError(f"{stage_dir} has an unreadable {SUCCESS}: that stage did not finish; run it again")
+    raise MissingInputError(f"{stage_dir} has no {SUCCESS}: that stage did not finish there; run it first")
 
 
 def stage_files(stage_dir: Location, storage: Storage | None = None) -> dict[str, Location]:
-    """Every logical file of a finished stage -> where it is."""
-    if not is_object_uri(stage_dir):
-        root = Path(stage_dir)
-        read_success(root)
-        return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
-    files = read_success(stage_dir, storage).get("files", {})
-    return {relative: join_key(str(stage_dir), key) for relative, key in sorted(files.items())}
+    """Every logical file of a finished stage -> where it is, as its manifest names them (a listing
+    may show files of an attempt that lost). A marker of an earlier version named no files: then
+    the directory's files are the stage's."""
+    storage = storage or Storage()
+    files = read_success(stage_dir, storage).get("files")
+    if files is None:
+        base = str(stage_dir).rstrip("/") + "/"
+        files = {uri[len(base) :]: uri[len(base) :] for uri in storage.list_under(str(stage_dir))}
+        files.pop(SUCCESS, None)
+    return {relative: child(stage_dir, key) for relative, key in sorted(files.items())}
+
+
+def stage_file(stage_dir: Location, relative: str, storage: Storage | None = None) -> Location | None:
+    """Where a finished stage's logical file `relative` (`_stats.json`, `manifest.json`) is, or None."""
+    return stage_files(stage_dir, storage).get(relative)
 
 
 def read_stage_bytes(stage_dir: Location, relative: str, storage: Storage | None = None) -> bytes:
+    storage = storage or Storage()
     found = stage_file(stage_dir, relative, storage)
     if found is None:
         raise MissingInputError(f"{stage_dir} has no {relative}: it is not a finished stage of that kind")
-    if is_object_uri(found):
-        return (storage or Storage()).read_bytes(str(found))
-    return Path(found).read_bytes()
-
-
-def stage_input_identity(input_dir: Path) -> list[str]:
-    """A stage's output is identified by its own fingerprint, so a rerun upstream invalidates
-    everything downstream."""
-    return [read_success(input_dir)["fingerprint"]]
+    return storage.read_bytes(str(found))
 
 
 def input_parts(input_dir: Location, storage: Storage | None = None) -> list[Location]:
-    """The kept documents of a finished stage directory (on a store: the ones its manifest names)."""
+    """The kept documents of a finished stage directory (the ones its manifest names)."""
+    storage = storage or Storage()
     kept = read_success(input_dir, storage).get("kept", KEPT_HERE)
     if kept != KEPT_HERE:
         raise MissingInputError(
             f"{input_dir} ran fused with the stages after it: its kept documents are in {kept}; "
             "read that directory, or rerun with --set engine.write_intermediate=true to keep them here"
         )
-    if is_object_uri(input_dir):
-        files = stage_files(input_dir, storage)
-        return [
-            uri
-            for name, uri in files.items()
-            if "/" not in name and name.startswith("part-") and name.endswith(".parquet")
-        ]
-    return sorted(Path(input_dir).glob("part-*.parquet"))
-
-
-def _within(inner: str, outer: str) -> bool:
-    return inner.startswith(outer.rstrip("/") + "/")
-
-
-def _absolute(path: Location | str) -> str:
-    return str(path).rstrip("/") if is_object_uri(path) else str(Path(path).resolve())
-
-
-def check_output_apart(output: Location, inputs: list[str | Path]) -> None:
-    """Refuse an output that equals, contains or lies inside an input, before anything is written."""
-    target = _absolute(output)
-    for name in inputs:
-        source = _absolute(name)
-        if target == source or _within(source, target) or _within(target, source):
-            relation = "is" if target == source else "contains" if _within(source, target) else "lies inside"
-            raise OutputOverlapsInputError(
-                f"--output {output} {relation} the input {name}: writing it would destroy the input"
-            )
+    files = stage_files(input_dir, storage)
+    is_part = lambda name: "/" not in name and name.startswith("part-") and name.endswith(".parquet")  # noqa: E731
+    return [where for name, where in files.items() if is_part(name)]
 
 
 @dataclass
-class StageDir:
+class StageDir(StageStore):
     output: Path
     fingerprint: str
+    storage: Storage = field(default_factory=Storage)
 
     @property
     def work(self) -> Path:
@@ -169,13 +123,13 @@ class StageDir:
         return self._marker_matches(self.output)
 
     def _marker_matches(self, directory: Path) -> bool:
-        marker = directory / SUCCESS
-        if not marker.exists():
-            return False
-        return json.loads(marker.read_text(encoding="utf-8")).get("fingerprint") == self.fingerprint
+        marker = read_marker(str(directory), self.storage)
+        if marker is None and (directory / SUCCESS).exists():
+            log.warning("%s: unreadable %s (cut short by a crash?): not finished, running it again", directory, SUCCESS)
+        return marker is not None and marker.get("fingerprint") == self.fingerprint
 
     def kept_here(self) -> bool:
-        return read_success(self.output).get("kept", KEPT_HERE) == KEPT_HERE
+        return read_success(self.output, self.storage).get("kept", KEPT_HERE) == KEPT_HERE
 
     def done_stats(self) -> StageStats:
         return StageStats.read(self.output / STATS_FILE)
@@ -187,9 +141,43 @@ class StageDir:
             if stale != self.work:  # an attempt with another input or config: useless now
                 shutil.rmtree(stale)
         self.work.mkdir(exist_ok=True)
-        # Attempts that never committed belong to a dead driver (one driver per stage at a time).
+        (self.work / SUCCESS).unlink(missing_ok=True)  # one that could not be read: redone
+        # Attempts that never committed belong to a dead driver (the output lock: one driver at a time).
         shutil.rmtree(self.work / ATTEMPTS_DIR, ignore_errors=True)
         return self.work
+
+    def abandon(self) -> None:
+        """A stage refused after it began: its work is of no use to a rerun (the same config is
+        refused again), so nothing is left behind."""
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    # What the lifecycle asks of a placement (ObjectStageDir answers the same calls).
+    tasks_share_work = True  # a global stage's tasks commit into the work directory itself
+
+    def global_work(self) -> LocalWork:
+        return LocalWork(self.begin(), self.storage)
+
+    def forget_stale_tasks(self, chain: list[StageDir], planned: dict[str, str]) -> None:
+        """Remove the files of tasks that are not in the plan, or were run for another input slice."""
+        works = [stage_dir.work for stage_dir in chain]
+        names = {path.stem for work in works for path in (work / STATS_DIR).glob("*.json")}
+        names |= {path.name for path in (self.work / COMMITTED_DIR).glob("*")}
+        for name in sorted(names):
+            if planned.get(name) != task_identity_done(self.work, name):
+                forget_task(works, name)
+
+    def task_areas(self, names: list[str], chain: list[StageDir]) -> tuple:
+        return ()  # attempts commit into this work directory, then settle_tasks moves their files
+
+    def settle_tasks(self, stage_works: dict[str, Path], task_names: list[str]) -> None:
+        for task in task_names:
+            distribute(stage_works, self.work, task)
+
+    def fused_marker(self) -> dict:
+        return {}
+
+    def task_seconds(self, stage_name: str, last: StageDir) -> float:
+        return merge_task_stats(stage_name, list((self.work / STATS_DIR).glob("*.json"))).task_seconds
 
     def complete(self, stage_name: str, wall_seconds: float, kept: str = KEPT_HERE, **marker) -> StageStats:
         """Merge the task counters, check them, and write `_stats.json` and `_SUCCESS` in the work
@@ -200,15 +188,19 @@ class StageDir:
         stats.write(self.work / STATS_FILE)
         for leftover in (ATTEMPTS_DIR, COMMITTED_DIR):
             shutil.rmtree(self.work / leftover, ignore_errors=True)
+        base = str(self.work) + "/"
+        files = {uri[len(base) :]: uri[len(base) :] for uri in self.storage.list_under(str(self.work))}
+        files.pop(SUCCESS, None)
         success = {"stage": stage_name, "fingerprint": self.fingerprint, "version": __version__, "kept": kept}
         success.update(marker)
-        (self.work / SUCCESS).write_text(json.dumps(success, indent=2) + "\n", encoding="utf-8")
+        success["files"] = dict(sorted(files.items()))
+        self.storage.put_bytes(str(self.work / SUCCESS), (json.dumps(success, indent=2) + "\n").encode())
         return stats
 
     def publish(self) -> None:
         if self.output.exists():
-            # Replaced only now that the new output is complete; readers see old or new, never neither
-            # for longer than two renames.
+            # Replaced only now that the new output is complete (and the claim found it ours);
+            # readers see old or new, never neither for longer than two renames.
             retired = self.output.with_name(f".{self.output.name}.retired")
             shutil.rmtree(retired, ignore_errors=True)
             os.replace(self.output, retired)
@@ -223,19 +215,21 @@ class StageDir:
         return stats
 
 
-def open_stage_dir(output: Location, fingerprint: str, storage: Storage | None = None) -> StageDir | ObjectStageDir:
+def open_stage_dir(output: Location, fingerprint: str, storage: Storage) -> StageDir | ObjectStageDir:
+    """The stage store of `output`: rename placement where the filesystem renames, manifest-named
+    objects where it cannot (schemas/stage_dir.md)."""
     if is_object_uri(output):
-        return ObjectStageDir(str(output).rstrip("/"), fingerprint, storage or Storage())
-    return StageDir(Path(output), fingerprint)
+        return ObjectStageDir(str(output).rstrip("/"), fingerprint, storage)
+    return StageDir(Path(output), fingerprint, storage)
 
 
 class LocalWork:
     """What a global stage writes through in a local work directory (the ObjectWork calls, as
     plain file operations: object_stage.py)."""
 
-    def __init__(self, directory: Path, storage: Storage | None = None):
+    def __init__(self, directory: Path, storage: Storage):
         self.directory = self.driver_dir = directory
-        self.storage = storage or Storage()  # what the stage reads its inputs through
+        self.storage = storage  # what the stage reads its inputs through
         self.task_target = str(directory)
 
     def file(self, relative: str) -> Path:

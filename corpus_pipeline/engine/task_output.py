@@ -108,11 +108,6 @@ class StageAttempt:
         stats.write(self.directory / _STATS)
 
 
-def stage_of_area(area: str) -> str:
-    """The stage prefix an object commit area `<stage>/_work/<fingerprint16>` belongs to."""
-    return area.rsplit(f"/{object_stage.WORK}/", 1)[0]
-
-
 class TaskAttempt:
     def __init__(
         self,
@@ -123,7 +118,7 @@ class TaskAttempt:
         storage: Storage | None = None,
     ):
         """`work`: the commit target, a local work directory or an object commit area; `outputs`:
-        on a store, each stage's prefix when the attempt writes for several (a fused pass)."""
+        on a store, each stage's commit area when the attempt writes for several (a fused pass)."""
         self.task_name, self.identity = task_name, identity
         self.storage = storage or Storage()
         if is_object_uri(work):
@@ -174,11 +169,10 @@ class TaskAttempt:
             earlier = object_stage.task_record(self.storage, self.area, self.task_name, self.identity)
             if earlier is not None:  # another attempt of this task finished first
                 return {name: StageStats.from_dict(earlier["stats"][name]) for name in stats}
-            own = stage_of_area(self.area)
-            outputs = {name: self.outputs.get(name, own) for name in [*stats, ""]}
+            areas = {name: self.outputs.get(name, self.area) for name in [*stats, ""]}
             files = {name: dict(_stage_files(self.directory / name, self.task_name)) for name in stats}
             files[""] = _own_files(self.directory, stats)
-            object_stage.upload_task(self.storage, self.area, outputs, self.task_name, self.identity, files, stats)
+            object_stage.upload_task(self.storage, self.area, areas, self.task_name, self.identity, files, stats)
             return stats
         finally:
             self.abort()

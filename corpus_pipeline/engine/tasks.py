@@ -36,7 +36,7 @@ class Chain:
     # The schema each stage writes (index 0: the source's or the input parts'; then one per stage).
     schemas: tuple[pa.Schema, ...]
     write_kept: tuple[bool, ...]  # per stage of the chain, the source included
-    outputs: tuple[tuple[str, str], ...] = ()  # (stage, its output), where tasks upload on a store
+    outputs: tuple[tuple[str, str], ...] = ()  # (stage, its commit area), where tasks upload on a store
     storage: Storage = dataclasses.field(default_factory=Storage)  # reads the input parts, writes on a store
 
 

@@ -37,9 +37,9 @@ from corpus_pipeline.engine.task_plan import file_identity
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.input_files import list_crawl_files
-from corpus_pipeline.pipeline.lock import LockHeld, exclusive_lock
 from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
 from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage.locks import LockHeld, exclusive_lock
 
 Log = Callable[[str], None]
 
@@ -94,7 +94,7 @@ def new_inputs(files: list[str], processed: set[str], storage: Storage | None = 
 def run_nightly(config: PipelineConfig, runner: str, log: Log) -> int:
     layout = NightlyLayout(location(config.data_root))
     try:
-        with exclusive_lock(layout.lock):
+        with exclusive_lock(layout.lock, "another nightly run"):
             return _night(config, runner, layout, log)
     except LockHeld as held:
         log(f"corpus-pipeline nightly: {held}; this run did nothing (exit {exit_codes.LOCKED})")

@@ -2,8 +2,10 @@
 config.
 
 A stage holds one Storage (its config only: it is pickled to Spark executors, where the S3 client is
-made again, once per process). Local paths take the same calls as before this layer existed, so a
-run on local files costs what it did.
+made again, once per process). Every call takes a local path or an `s3://` URI, so the code above
+(the stage store, the readers, the index, the snapshots) has one code path; a local path goes
+straight to `open`, `os.stat` and `os.replace` (storage/local_files.py), at the cost of a plain
+file operation.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import BinaryIO
 from pyarrow import fs
 
 from corpus_pipeline.config.storage import StorageConfig
+from corpus_pipeline.storage import local_files
 from corpus_pipeline.storage.errors import access_error, missing_bucket
 from corpus_pipeline.storage.object_reader import RetryingObjectReader
 
@@ -166,8 +169,10 @@ class Storage:
     # sees the whole object or none, which is what the commit protocol (schemas/stage_dir.md) rests on.
 
     def read_bytes(self, uri: str) -> bytes:
-        """A small object (a manifest, a commit record) whole, in one GET; FileNotFoundError when
-        absent, StorageAccessError when the bucket is missing or refuses us."""
+        """A small file or object (a manifest, a commit record) whole, in one GET; FileNotFoundError
+        when absent, StorageAccessError when the bucket is missing or refuses us."""
+        if not is_object_uri(uri):
+            return local_files.read_bytes(str(uri))
         bucket, key = split_uri(uri)
 
         def get() -> bytes:
@@ -180,6 +185,10 @@ class Storage:
             raise FileNotFoundError(f"{uri}: no such object") from None
 
     def put_bytes(self, uri: str, data: bytes) -> None:
+        """Written whole: a reader sees the old content or the new, never part (locally a temporary
+        file renamed into place; an object PUT is atomic by itself)."""
+        if not is_object_uri(uri):
+            return local_files.put_bytes(str(uri), data)
         bucket, key = split_uri(uri)
         self._ask(bucket, lambda: self._put(f"{bucket}/{key}", data))
 
@@ -188,7 +197,10 @@ class Storage:
             stream.write(data)
 
     def put_file(self, local: str, uri: str) -> None:
-        """Upload a local file (pyarrow streams it in multipart parts of 10 MiB, in C++)."""
+        """Upload a local file (pyarrow streams it in multipart parts of 10 MiB, in C++); locally a
+        copy renamed into place."""
+        if not is_object_uri(uri):
+            return local_files.put_file(local, str(uri))
         bucket, key = split_uri(uri)
         self._ask(
             bucket,
@@ -211,6 +223,8 @@ class Storage:
         self._each(self._delete_one, uris)
 
     def _delete_one(self, uri: str) -> None:
+        if not is_object_uri(uri):
+            return local_files.delete(str(uri))
         bucket, key = split_uri(uri)
         self._unless_gone(bucket, lambda: self.s3().delete_file(f"{bucket}/{key}"))
         self._infos.pop(uri, None)
@@ -225,14 +239,43 @@ class Storage:
             return list(pool.map(request, uris))
 
     def delete_prefix(self, uri: str) -> None:
-        """Every object under `uri/` (a batch DeleteObjects per 1,000 keys), folder markers included."""
+        """Every object under `uri/` (a batch DeleteObjects per 1,000 keys), folder markers included;
+        locally the folder."""
+        if not is_object_uri(uri):
+            return local_files.delete_folder(str(uri))
         bucket, key = split_uri(uri)
         self._unless_gone(bucket, lambda: self.s3().delete_dir(f"{bucket}/{key}"))
 
     def list_under(self, uri: str) -> list[str]:
-        """The URIs of every object under the "folder" `uri` (`uri/...`)."""
+        """The URIs of every object under the "folder" `uri` (`uri/...`); locally every file under
+        the folder, sorted ([] when there is none)."""
+        if not is_object_uri(uri):
+            return local_files.files_under(str(uri))
         bucket, key = split_uri(uri.rstrip("/") + "/")
         return self.list_prefix(bucket, key)
+
+    def entries_under(self, uri: str) -> list[str]:
+        """list_under, and locally also every empty folder (`path/`): a folder a user made is theirs."""
+        return local_files.entries_under(str(uri)) if not is_object_uri(uri) else self.list_under(str(uri))
+
+    def kind(self, path: str) -> str:
+        """What is at `path`: "missing", "file", "folder" (a directory, or a prefix holding objects)
+        or "other" (a device, a socket, a pipe: never ours to replace)."""
+        if not is_object_uri(path):
+            return local_files.kind(str(path))
+        try:
+            self.info(str(path))
+            return "file"
+        except FileNotFoundError:
+            bucket, key = split_uri(str(path).rstrip("/") + "/")
+            selector = fs.FileSelector(f"{bucket}/{key}".rstrip("/"), recursive=False, allow_not_found=True)
+            found = self._ask(bucket, lambda: self.s3().get_file_info(selector))
+            return "folder" if found else "missing"
+
+    @staticmethod
+    def absolute(path: str | os.PathLike) -> str:
+        """A path as one string that names it from anywhere: an absolute local path, or the URI."""
+        return str(path).rstrip("/") if is_object_uri(path) else os.path.realpath(path)
 
     def _check_bucket(self, bucket: str) -> None:
         if self._ask(bucket, lambda: self.s3().get_file_info(bucket)).type == fs.FileType.NotFound:

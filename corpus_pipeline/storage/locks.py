@@ -1,0 +1,161 @@
+"""One writer at a time: of a stage output, of a nightly's data_root.
+
+Locally an exclusive, non-blocking flock(2) on a file: the kernel drops it when the process dies,
+`kill -9` included, so a crash never leaves a stale lock. On an object store, which has no locks, a
+lease object (owner, expiry) renewed while the work runs; another writer takes it over only once it
+has expired, or at once when it names a process of this host that is gone (a killed run resumed on
+its own machine). Both name their holder, for the message the second command prints (exit 75).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from corpus_pipeline.storage.storage import Storage, is_object_uri
+
+# A lease outlives its last renewal by this long: a driver that died on another host blocks its
+# output for at most 10 minutes; renewed every third of it, so a 3-minute stall loses nothing.
+LEASE_SECONDS = 600.0
+# After writing a lease, read it back this much later: two writers that raced both see who won
+# (an S3 PUT is last-writer-wins; pyarrow has no conditional write).
+_SETTLE_SECONDS = 0.2
+
+
+class LockHeld(RuntimeError):
+    """Another process holds the lock."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@contextmanager
+def exclusive_lock(path: Path, holder_kind: str = "another run", remove: bool = False) -> Iterator[None]:
+    """`remove`: unlink the file when done (an output's lock leaves nothing beside the output).
+    Safe because a taker checks that the file it locked is still the one at `path`: one that
+    locked a file unlinked meanwhile tries again on the new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        # "a+": open without truncating, so a run that fails to take the lock changes nothing.
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - closed below, on every path
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "holder unknown"
+            handle.close()
+            raise LockHeld(f"{path} is held by {holder_kind} ({holder})") from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        handle.close()
+    try:
+        handle.truncate(0)
+        handle.write(f"pid {os.getpid()}, since {_now()}\n")
+        handle.flush()
+        yield
+    finally:
+        if remove:
+            path.unlink(missing_ok=True)
+        else:
+            handle.truncate(0)
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+LEASE_NAME = "_lock.json"
+
+
+def output_lock_location(output: str) -> str:
+    """Locally a hidden sibling (`.<name>.lock`: the output folder itself is renamed when it is
+    published); on a store an object inside the prefix, which the store knows as its own."""
+    if is_object_uri(output):
+        return f"{output.rstrip('/')}/{LEASE_NAME}"
+    folder, name = os.path.split(os.path.abspath(output))
+    return os.path.join(folder, f".{name}.lock")
+
+
+@contextmanager
+def output_lock(storage: Storage, output: str) -> Iterator[None]:
+    """Hold the one-writer lock of a stage output while the block runs."""
+    where = output_lock_location(str(output))
+    if not is_object_uri(where):
+        with exclusive_lock(Path(where), f"another command writing {output}", remove=True):
+            yield
+        return
+    with _lease(storage, where, str(output)):
+        yield
+
+
+def _read_lease(storage: Storage, uri: str) -> dict | None:
+    try:
+        return json.loads(storage.read_bytes(uri))
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        return None  # a lease cut short is no lease
+
+
+def _holder_is_gone(lease: dict) -> bool:
+    if lease.get("expires", 0) < time.time():
+        return True
+    if lease.get("host") != socket.gethostname():
+        return False
+    try:
+        os.kill(int(lease["pid"]), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, KeyError, ValueError):
+        return False
+    return False
+
+
+def _describe(lease: dict) -> str:
+    until = datetime.fromtimestamp(lease.get("expires", 0), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"pid {lease.get('pid')} on {lease.get('host')}, since {lease.get('since')}, lease until {until}"
+
+
+@contextmanager
+def _lease(storage: Storage, uri: str, output: str) -> Iterator[None]:
+    owner = uuid.uuid4().hex
+    held = _read_lease(storage, uri)
+    if held is not None and held.get("owner") != owner and not _holder_is_gone(held):
+        raise LockHeld(f"{uri} is held by another command writing {output} ({_describe(held)})")
+    lease = {"owner": owner, "host": socket.gethostname(), "pid": os.getpid(), "since": _now()}
+
+    def renew() -> None:
+        storage.put_bytes(uri, json.dumps({**lease, "expires": time.time() + LEASE_SECONDS}).encode())
+
+    renew()
+    time.sleep(_SETTLE_SECONDS)
+    won = _read_lease(storage, uri)
+    if won is None or won.get("owner") != owner:
+        raise LockHeld(f"{uri} is held by another command writing {output} ({_describe(won or {})})")
+    stop = threading.Event()
+
+    def keep_renewing() -> None:
+        while not stop.wait(LEASE_SECONDS / 3):
+            renew()
+
+    renewer = threading.Thread(target=keep_renewing, name="lease-renewal", daemon=True)
+    renewer.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        renewer.join()
+        if (_read_lease(storage, uri) or {}).get("owner") == owner:
+            storage.delete([uri])

@@ -94,9 +94,11 @@ def _run_eval(args, config: PipelineConfig) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from corpus_pipeline.engine.stage_dir import OutputOverlapsInputError
+    from corpus_pipeline.engine.output_guard import OutputRefusedError
+    from corpus_pipeline.pipeline.exit_codes import LOCKED
     from corpus_pipeline.storage import StorageAccessError
     from corpus_pipeline.storage import configure as configure_storage
+    from corpus_pipeline.storage.locks import LockHeld
 
     args = build_parser().parse_args(argv)
     try:
@@ -114,9 +116,12 @@ def main(argv: list[str] | None = None) -> int:
         return _run_eval(args, config)
     # ConfigError: a source's own config, checked as it starts; StorageAccessError: a missing bucket
     # or refused credentials, found while listing the input, before any task runs.
-    except (OutputOverlapsInputError, ConfigError, StorageAccessError) as error:
+    except (OutputRefusedError, ConfigError, StorageAccessError) as error:
         print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except LockHeld as error:  # another command writes that output: try again when it is done
+        print(f"corpus-pipeline {args.verb}: {error}; this command did nothing (exit {LOCKED})", file=sys.stderr)
+        return LOCKED
     except (FileNotFoundError, ValueError) as error:
         print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
         return EXIT_ERROR

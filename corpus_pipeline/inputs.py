@@ -6,8 +6,13 @@ from __future__ import annotations
 import glob
 import os
 
+from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DIR, SUCCESS, WORK
+from corpus_pipeline.engine.output_guard import read_marker
 from corpus_pipeline.storage import Storage, is_object_uri
 from corpus_pipeline.storage.listing import has_suffix, is_paths_listing, matching_objects, paths_listing
+
+# A stage's internals, never data: attempts, commit areas, rejects, task counters.
+STAGE_INTERNALS = frozenset({ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DIR, WORK})
 
 CRAWL_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".wet", ".wet.gz", ".warc.wet.gz")
 
@@ -28,13 +33,12 @@ def expand_inputs(
         if is_paths_listing(argument):
             found.update(paths_listing(storage, argument))
         elif is_object_uri(argument):
-            matches = matching_objects(storage, argument, suffixes)
+            matches = [uri for uri in matching_objects(storage, argument, suffixes) if not _internal(uri)]
             if not matches:
                 raise FileNotFoundError(f"--input {argument}: no such object, or no {kinds} objects under it")
             found.update(matches)
         elif os.path.isdir(argument):
-            for root, _, names in os.walk(argument):
-                found.update(os.path.join(root, n) for n in names if has_suffix(n, suffixes))
+            found.update(_walk(argument, suffixes, storage))
         elif os.path.isfile(argument):
             found.add(argument)
         else:
@@ -45,3 +49,23 @@ def expand_inputs(
     if not found:
         raise FileNotFoundError(f"--input {' '.join(arguments)}: no {kinds} files found")
     return sorted(path if is_object_uri(path) else os.path.abspath(path) for path in found)
+
+
+def _internal(path: str) -> bool:
+    """A file inside a hidden folder (`.x.inprogress-*`, `.x.retired`) or a stage's internals."""
+    folders = path.split("/")[:-1]
+    return any(name.startswith(".") or name in STAGE_INTERNALS for name in folders)
+
+
+def _walk(folder: str, suffixes: tuple[str, ...], storage: Storage) -> list[str]:
+    """The files under `folder` with one of `suffixes`, never entering hidden folders (a crawl or a
+    stage still running, or killed), stage internals, or a finished stage directory of ours (its
+    parts are a stage's output: name them with a glob to read them as data)."""
+    found = []
+    for root, folders, names in os.walk(folder):
+        if SUCCESS in names and root != folder and read_marker(root, storage) is not None:
+            folders[:] = []
+            continue
+        folders[:] = sorted(name for name in folders if not name.startswith(".") and name not in STAGE_INTERNALS)
+        found += [os.path.join(root, name) for name in names if has_suffix(name, suffixes) and not name.startswith(".")]
+    return found

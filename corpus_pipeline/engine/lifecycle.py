@@ -31,16 +31,10 @@ from corpus_pipeline.engine.stage_dir import (
 from corpus_pipeline.engine.task_output import COMMITTED_DIR, distribute
 from corpus_pipeline.engine.task_plan import file_identity, plan_file_tasks, plan_part_tasks
 from corpus_pipeline.engine.tasks import Chain, run_chain_task
-from corpus_pipeline.stages.base import DocumentStage, SourceStage
+from corpus_pipeline.stages.base import DocumentStage, SourceStage, StageRefusedError
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_schema
-
-
-class StageRefusedError(ValueError):
-    """A stage that found, after it began, that its input and config cannot give an output (mix
-    targets the data cannot meet): its work directory is removed, since a rerun of the same config
-    is refused again."""
 
 
 class Executor(Protocol):
@@ -242,7 +236,7 @@ def run_global(
         try:
             marker = stage.run(input_dir, work, executor) or {}
         except StageRefusedError:
-            stage_dir.abandon()
+            stage_dir.abandon(work)
             raise
         local = work.local_dir(stage.name) if stage_dir.tasks_share_work or stage.uses_local_dir else None
         for committed in sorted((local / COMMITTED_DIR).glob("*")) if local is not None else []:

@@ -157,11 +157,14 @@ class ObjectStageDir(StageStore):
         keep = {*(manifest or {}).get("files", {}).values(), SUCCESS, LEASE_NAME}  # the lease: its holder removes it
         self.storage.delete([base + key for key in sorted(named - keep)] + work_objects)
 
-    def abandon(self) -> None:
-        """A stage refused after it began: the files its attempts named, then its commit area, go
-        (a rerun of the same config is refused again: nothing of it is reusable)."""
+    def abandon(self, work: ObjectWork | None = None) -> None:
+        """A stage refused after it began: the files its attempts named, then its commit area and
+        its scratch directory, go (a rerun of the same config is refused again: nothing of it is
+        reusable)."""
         self._discard(self.storage.list_under(self.work), read_manifest(self.output, self.storage))
         self.storage.delete_prefix(self.work)
+        if work is not None:
+            work.close()
 
     # What the lifecycle asks of a placement (StageDir answers the same calls).
     tasks_share_work = False  # tasks commit records; their files are uploaded, never shared

@@ -23,7 +23,7 @@ from corpus_pipeline.engine.lifecycle import (
     run_global,
 )
 from corpus_pipeline.engine.registry import RUNNERS, StageSpec, stage_spec
-from corpus_pipeline.engine.stage_dir import StageDir, location
+from corpus_pipeline.engine.stage_dir import StageDir, check_output_apart, location
 from corpus_pipeline.stages.base import SourceStage
 from corpus_pipeline.storage import Storage
 
@@ -75,11 +75,19 @@ def build_stage(spec: StageSpec, config: PipelineConfig, **options):
     return BySourceStage(stage, by_source) if by_source else stage
 
 
-def _source_input(stage, source):
+def _arguments(source) -> list[str]:
+    return [str(path) for path in (source if isinstance(source, (list, tuple)) else [source])]
+
+
+def _source_input(stage, source, outputs):
     """What a chain headed by `stage` reads: the files a source stage's `--input` names (paths,
-    directories, globs), or a stage directory."""
+    directories, globs), or a stage directory. Each output is checked against the arguments as
+    given, before they are expanded: `--input D --output D/out` names no file of D's that
+    contains D/out, and yet the next run over D would read the stage's own parts."""
+    for output in outputs:
+        check_output_apart(output, _arguments(source))
     if isinstance(stage, SourceStage):
-        return stage.input_files([str(path) for path in (source if isinstance(source, (list, tuple)) else [source])])
+        return stage.input_files(_arguments(source))
     return location(source)
 
 
@@ -103,7 +111,8 @@ def run_stage(name: str, source, output: Path, config: PipelineConfig, executor:
     storage = Storage(config.storage)
     if isinstance(stage, GlobalStage):
         return run_global(stage, _global_input(spec, source), location(output), executor, storage)
-    return run_chain([stage], _source_input(stage, source), [location(output)], executor, config.engine, storage)[0]
+    outputs = [location(output)]
+    return run_chain([stage], _source_input(stage, source, outputs), outputs, executor, config.engine, storage)[0]
 
 
 def planned_dirs(
@@ -120,7 +129,8 @@ def planned_dirs(
         return [global_dir(stage, _global_input(specs[0], source), location(outputs[0]), executor, storage)]
     stages = [build_stage(spec, config) for spec in specs]
     outputs = [location(o) for o in outputs]
-    return chain_dirs(stages, _source_input(stages[0], source), outputs, config.engine, Storage(config.storage))
+    source = _source_input(stages[0], source, outputs)
+    return chain_dirs(stages, source, outputs, config.engine, Storage(config.storage))
 
 
 def run_fused(
@@ -134,4 +144,4 @@ def run_fused(
     stages = [build_stage(spec, config) for spec in specs]
     outputs = [location(o) for o in outputs]
     storage = Storage(config.storage)
-    return run_chain(stages, _source_input(stages[0], source), outputs, executor, config.engine, storage)
+    return run_chain(stages, _source_input(stages[0], source, outputs), outputs, executor, config.engine, storage)

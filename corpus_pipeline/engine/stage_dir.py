@@ -146,7 +146,7 @@ class StageDir(StageStore):
         shutil.rmtree(self.work / ATTEMPTS_DIR, ignore_errors=True)
         return self.work
 
-    def abandon(self) -> None:
+    def abandon(self, work: LocalWork | None = None) -> None:
         """A stage refused after it began: its work is of no use to a rerun (the same config is
         refused again), so nothing is left behind."""
         shutil.rmtree(self.work, ignore_errors=True)

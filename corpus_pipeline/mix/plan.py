@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from corpus_pipeline.config.mix import MixConfig, MixPhase
+from corpus_pipeline.stages.base import StageRefusedError
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 # Floating point slack when a budget equals the cap exactly (total_tokens left to its default).
 _CAP_SLACK = 1e-9
 
 
-class MixTargetsError(ValueError):
+class MixTargetsError(StageRefusedError):
     """Targets the data cannot meet under mix.max_repeats; the message gives the numbers per group."""
 
 

@@ -29,7 +29,7 @@ from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR, distribute
 from corpus_pipeline.mix.corpus import DOCUMENTS_FILE, encode_tasks, read_documents, write_documents, write_left_out
 from corpus_pipeline.mix.encode_part import ENCODED_DIR, EncodeJob, encode_part, encoded_summary
-from corpus_pipeline.mix.plan import MixPlan, MixTargetsError, percent, plan_mix
+from corpus_pipeline.mix.plan import MixPlan, percent, plan_mix
 from corpus_pipeline.mix.write_shard import PLAN_DIR, ShardJob, ShardTask, read_shard_file, shard_summary, write_shard
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, read_manifest, write_manifest
@@ -103,11 +103,8 @@ class MixStage(GlobalStage):
         executor.map_tasks(partial(encode_part, job), todo, "mix: encode")
         _distribute_committed(work)
         table, docs = read_documents(work, tasks, self.config.by)
-        try:
-            plan = plan_mix(self.config, docs, vocabulary.dtype.itemsize, self.tokenize.shard_bytes)
-        except MixTargetsError:
-            shutil.rmtree(work)  # refused before any shard: leave nothing behind
-            raise
+        # MixTargetsError, a refusal: the lifecycle removes the work, leaving nothing behind.
+        plan = plan_mix(self.config, docs, vocabulary.dtype.itemsize, self.tokenize.shard_bytes)
         write_documents(work / DOCUMENTS_FILE, table, plan)
         self._write_stats(work, tasks, table, plan)
         shard_tasks = write_plan(work, table, plan, self.tokenize.prefix)

@@ -7,8 +7,9 @@ ERROR = 1  # a step failed (the traceback is in the log, the reason in the run r
 USAGE = 2  # a bad config, option or override: nothing ran
 NOTHING_NEW = 3  # nightly: no input file that the published snapshot does not already hold
 GATE_FAILED = 4  # a corpus quality gate failed: nothing published, the record says which gate
-# sysexits.h's EX_TEMPFAIL ("try again later"): another nightly run holds the lock. The cron
-# line's `flock -E 75` gives the same code when the overlap is caught before Python starts.
+# sysexits.h's EX_TEMPFAIL ("try again later"): another command holds the lock of an output, or
+# another nightly run that of its data_root. The cron line's `flock -E 75` gives the same code
+# when the overlap is caught before Python starts.
 LOCKED = 75
 
 EXPLAINED = {
@@ -17,7 +18,7 @@ EXPLAINED = {
     USAGE: "usage: the config or an option is invalid; nothing ran",
     NOTHING_NEW: "nightly: no new input files; nothing to do",
     GATE_FAILED: "a quality gate failed; nothing was published, the run record says which",
-    LOCKED: "nightly: another nightly run holds the lock; this one did nothing",
+    LOCKED: "locked: another command writes that output (nightly: another nightly run); this one did nothing",
 }
 
 

@@ -7,6 +7,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from corpus_pipeline.engine.output_guard import refuse_foreign
+from corpus_pipeline.engine.registry import STAGES
+from corpus_pipeline.engine.stage_dir import child, location
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.conservation import check_seam, conservation_summary, sources_kept
 from corpus_pipeline.pipeline.context import RunContext, RunPlan, Step, StepOutcome
@@ -14,7 +17,7 @@ from corpus_pipeline.pipeline.on_store import check_runs_on_store
 from corpus_pipeline.pipeline.record import RunRecord
 from corpus_pipeline.pipeline.steps import STEPS
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.storage import is_object_uri
+from corpus_pipeline.storage import Storage, is_object_uri
 
 SUCCEEDED, GATE_FAILED = "succeeded", "gate_failed"
 
@@ -49,6 +52,20 @@ def _step_runs(steps: Sequence[Step], context: RunContext) -> list[tuple[Step, s
     return runs + [(step, None, context) for step in steps if not step.per_source]
 
 
+def refuse_foreign_stage_dirs(context: RunContext) -> None:
+    """Before the first step: every stage directory the run may write (the run's and each
+    source's) is missing, empty or ours, so a refusal comes before anything is written."""
+    storage = Storage(context.config.storage)
+    config = context.config
+    for plan in [context.plan, *(source.plan for source in context.sources)]:
+        for spec in STAGES:
+            if "{" in spec.directory:
+                where = location(spec.directory.format(data_root=config.data_root, run_id=config.run_id))
+            else:
+                where = child(plan.run_dir, spec.directory)
+            refuse_foreign(where, storage, what=f"the {spec.name} stage directory")
+
+
 def run_pipeline(
     plan: RunPlan, steps: Sequence[Step] = STEPS, log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)
 ) -> PipelineResult:
@@ -56,6 +73,7 @@ def run_pipeline(
     from the first unfinished stage. A failed gate stops the steps that consume the corpus."""
     context = RunContext(plan)  # first: a source's config that does not validate stops the run here
     check_runs_on_store(plan)  # and a step that cannot write to the store stops it before any other
+    refuse_foreign_stage_dirs(context)
     if not is_object_uri(plan.run_dir):
         plan.run_dir.mkdir(parents=True, exist_ok=True)
     record = RunRecord.start(plan)

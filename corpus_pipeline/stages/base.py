@@ -19,6 +19,12 @@ from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 
 
+class StageRefusedError(ValueError):
+    """A stage that found, after it began, that its input and config cannot give an output (mix
+    targets the data cannot meet): the lifecycle removes its work, since a rerun of the same config
+    is refused again."""
+
+
 @dataclass(frozen=True)
 class Drop:
     """Why a row leaves the stage. `reason` is a short snake_case key (it names a directory);

@@ -40,7 +40,7 @@ def test_kill_9_while_extract_writes_to_a_bucket_then_rerun_resumes_to_identical
 
     def committed() -> int:
         listed = client.list_objects_v2(Bucket=bucket, Prefix="extract/_work/")
-        return sum(key["Key"].endswith(".json") for key in listed.get("Contents", []))
+        return sum("/tasks/" in key["Key"] for key in listed.get("Contents", []))
 
     run_and_kill_when(arguments, lambda: committed() >= 1, "a first commit record", tmp_path / "killed.log")
     done_before = committed()

@@ -115,8 +115,11 @@ def test_a_failed_run_leaves_the_previous_output_readable_and_the_next_one_resum
     # A reader still sees the previous output, whole; the new attempts' objects are not named by it.
     assert read_success(output) == previous
     assert logical_bytes(output) == before
-    records = object_keys(s3_server, bucket, "extract/_work/")
+    records = {key for key in object_keys(s3_server, bucket, "extract/_work/") if "/tasks/" in key}
     assert len(records) == 2 and all("/tasks/part-0000" in key for key in records)
+    # Every object the failed run uploaded is named by an intent of its commit area (the guard's ours).
+    intents = {key for key in object_keys(s3_server, bucket, "extract/_work/") if "/attempts/" in key}
+    assert len(intents) == 2
 
     monkeypatch.setattr(lifecycle, "run_chain_task", real)
     commits = task_uploads(monkeypatch)

@@ -15,7 +15,6 @@ live on `s3://` too, and a folder is read only once complete.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -24,12 +23,13 @@ from pyspark.sql import functions as F
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.document import DOCUMENT_SCHEMA
+from corpus_pipeline.engine.layout import WORK
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage, run_global
 from corpus_pipeline.engine.spark import SparkExecutor, spark_schema
 from corpus_pipeline.engine.spark_read import read_parts
 from corpus_pipeline.engine.spark_write import write_parts
 from corpus_pipeline.engine.stage_dir import SUCCESS, Location, child, input_parts, location, read_success
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage import Storage
 
 INDEX_ID_PREFIX = "index:"
 PUBLISHED = "published"
@@ -51,36 +51,34 @@ def _check_settings(index_dir: Location, config: DedupConfig, storage: Storage) 
     wanted = index_settings(config)
     found = _read_settings(index_dir, storage)
     if found is None:
-        data = (json.dumps(wanted, sort_keys=True) + "\n").encode()
-        if is_object_uri(index_dir):
-            storage.put_bytes(child(index_dir, SETTINGS), data)
-        else:
-            Path(index_dir).mkdir(parents=True, exist_ok=True)
-            (Path(index_dir) / SETTINGS).write_bytes(data)
+        storage.put_bytes(str(child(index_dir, SETTINGS)), (json.dumps(wanted, sort_keys=True) + "\n").encode())
     elif found != wanted:
         raise ValueError(f"index {index_dir} was built with {found}; this run uses {wanted}")
 
 
 def _read_settings(index_dir: Location, storage: Storage) -> dict | None:
     try:
-        if is_object_uri(index_dir):
-            return json.loads(storage.read_bytes(child(index_dir, SETTINGS)))
-        return json.loads((Path(index_dir) / SETTINGS).read_text(encoding="utf-8"))
+        return json.loads(storage.read_bytes(str(child(index_dir, SETTINGS))))
     except FileNotFoundError:
         return None
 
 
 def published_folders(index_dir: Location, storage: Storage | None = None) -> list[Location]:
-    """The complete folders: renamed into place (local), or with their manifest (a store)."""
-    if not is_object_uri(index_dir):
-        return sorted(p for p in (Path(index_dir) / PUBLISHED).glob("*") if p.is_dir() and not p.name.startswith("."))
+    """The complete folders: those with their manifest. A local folder published before the index
+    went through the lifecycle has parts and no manifest; a folder still being written is hidden
+    (`.x.inprogress-*`, locally) or holds its commit area `_work/` (on a store)."""
     published = child(index_dir, PUBLISHED)
-    folders = []
-    for uri in (storage or Storage()).list_under(published):
-        name, _, rest = uri[len(published) + 1 :].partition("/")
-        if rest == SUCCESS:
-            folders.append(child(published, name))
-    return sorted(folders)
+    contents: dict[str, set[str]] = {}
+    for uri in (storage or Storage()).list_under(str(published)):
+        name, _, rest = uri[len(str(published)) + 1 :].partition("/")
+        if not name.startswith("."):
+            contents.setdefault(name, set()).add(rest.partition("/")[0])
+    complete = [name for name, entries in contents.items() if _is_published(entries)]
+    return sorted(child(published, name) for name in complete)
+
+
+def _is_published(entries: set[str]) -> bool:
+    return SUCCESS in entries or (WORK not in entries and any(entry.endswith(".parquet") for entry in entries))
 
 
 class IndexPublishStage(GlobalStage):
@@ -134,6 +132,7 @@ def read_index(index_dir: Location, config: DedupConfig, spark, storage: Storage
 
 def _folder_parts(folder: Location, storage: Storage) -> list[Location]:
     # A local folder written before the index went through the lifecycle has parts and no _SUCCESS.
-    if not is_object_uri(folder) and not (Path(folder) / SUCCESS).exists():
-        return sorted(Path(folder).glob("*.parquet"))
+    if not storage.exists(str(child(folder, SUCCESS))):
+        names = [uri[len(str(folder)) + 1 :] for uri in storage.list_under(str(folder))]
+        return [child(folder, name) for name in names if "/" not in name and name.endswith(".parquet")]
     return input_parts(folder, storage)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from corpus_pipeline.engine.layout import SUCCESS, WORK
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import absolute
 from corpus_pipeline.storage.locks import LEASE_NAME, output_lock
 
 
@@ -94,9 +95,9 @@ def _within(inner: str, outer: str) -> bool:
 
 def check_output_apart(output, inputs: list[str | Path]) -> None:
     """Refuse an output that equals, contains or lies inside an input, before anything is written."""
-    target = Storage.absolute(output)
+    target = absolute(output, resolve_links=True)
     for name in inputs:
-        source = Storage.absolute(name)
+        source = absolute(name, resolve_links=True)
         if target == source or _within(source, target) or _within(target, source):
             relation = "is" if target == source else "contains" if _within(source, target) else "lies inside"
             raise OutputOverlapsInputError(

@@ -121,7 +121,7 @@ class TaskAttempt:
         on a store, each stage's commit area when the attempt writes for several (a fused pass)."""
         self.task_name, self.identity = task_name, identity
         self.storage = storage or Storage()
-        if is_object_uri(work):
+        if commits_by_record(work):
             self.area = str(work)
             self.outputs = outputs or {}
             self.directory = Path(tempfile.mkdtemp(prefix=f"{task_name}-"))
@@ -206,9 +206,16 @@ def committed_stats(work: Path, task_name: str, stage_names: list[str]) -> dict[
     return {name: StageStats.read(directory / name / _STATS) for name in stage_names}
 
 
+def commits_by_record(work: Path | str) -> bool:
+    """How a task commits into `work`: by one rename of its attempt directory (a local work
+    directory), or by a record naming its uploaded objects (an object store's commit area, where
+    nothing renames). Decided here only, for the attempt and for the "done?" question alike."""
+    return is_object_uri(work)
+
+
 def task_done(work: Path | str, task_name: str, identity: str, storage: Storage | None = None) -> bool:
     """Whether an attempt of this task, for this input slice, committed already."""
-    if is_object_uri(work):
+    if commits_by_record(work):
         return object_stage.task_record(storage or Storage(), str(work), task_name, identity) is not None
     return task_identity_done(Path(work), task_name) == identity
 

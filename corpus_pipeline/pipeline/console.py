@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from corpus_pipeline.pipeline.runner import GATE_FAILED, PipelineResult
-from corpus_pipeline.storage import is_object_uri
+from corpus_pipeline.storage.locations import link
 from corpus_pipeline.summary import format_funnel
 
 
@@ -29,6 +29,6 @@ def run_summary(result: PipelineResult) -> str:
     lines.append(f"run record:   {result.record.path}")
     report = result.outcomes.get("report")
     if report is not None and report.output is not None:
-        where = report.output if is_object_uri(report.output) else report.output.resolve().as_uri()
+        where = link(report.output)
         lines.append(f"report:       open {where}")
     return "\n".join(lines)

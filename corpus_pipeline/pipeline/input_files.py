@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.stage_dir import Location, stage_files
 from corpus_pipeline.engine.task_output import REJECTED_DIR
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import local_path
 
 READ_ERROR = "read_error"
 # Files named one by one in the run record; past that only counted (a corrupt disk can fail
@@ -33,7 +33,7 @@ def list_crawl_files(arguments: list[str], expand: Callable[[list[str]], list[st
     `input_files`) under `arguments`; [] when the folders exist but hold none yet. A named local
     folder or file that does not exist is a config error, not an empty night (an `s3://` prefix
     cannot be told from an empty one: object stores have no folders)."""
-    named = [a for a in arguments if not any(c in a for c in "*?[") and not is_object_uri(a)]
+    named = [a for a in arguments if not any(c in a for c in "*?[") and local_path(a) is not None]
     missing = [a for a in named if not os.path.exists(a)]
     if missing:
         raise FileNotFoundError(f"input {', '.join(missing)} does not exist")
@@ -44,11 +44,8 @@ def list_crawl_files(arguments: list[str], expand: Callable[[list[str]], list[st
 
 
 def rejected_files(stage_dir: Location, reason: str, storage: Storage) -> list[Location]:
-    """The Parquet files of the rows `stage_dir` dropped for `reason`: on a store, the objects its
-    manifest names (a listing may show an attempt that lost)."""
+    """The Parquet files of the rows `stage_dir` dropped for `reason`, as its manifest names them."""
     folder = f"{REJECTED_DIR}/reason={reason}/"
-    if not is_object_uri(stage_dir):
-        return sorted((Path(stage_dir) / folder).glob("*.parquet"))
     files = stage_files(stage_dir, storage)
     return [where for name, where in files.items() if name.startswith(folder) and name.endswith(".parquet")]
 

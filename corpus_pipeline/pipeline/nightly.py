@@ -14,22 +14,20 @@ first, a crash before the switch would make the retried night drop its own docum
 published.
 
 With data_root on a store (`s3://bucket/prefix`) the snapshots are objects that name the run's
-objects (store_snapshots.py) and CURRENT is a pointer PUT last; the history is one object,
-rewritten whole each night; the index is `<data_root>/index/` on the store (dedup/index.py). The
-lock stays a flock on the driver's machine, keyed by the data_root URI: a store has no lock, so
-one driver per data_root is the operator's job (README).
+objects (store_snapshots.py) and CURRENT is a pointer PUT last; the history is rewritten whole
+each night, there as locally; the index is `<data_root>/index/` on the store (dedup/index.py). The
+lock is a lease object `<data_root>/nightly/lock` there (storage/locks.py), so two drivers on two
+machines exclude each other too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.stage_dir import Location, child, location
@@ -39,7 +37,7 @@ from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.input_files import list_crawl_files
 from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
 from corpus_pipeline.storage import Storage, is_object_uri
-from corpus_pipeline.storage.locks import LockHeld, exclusive_lock
+from corpus_pipeline.storage.locks import LockHeld, hold
 
 Log = Callable[[str], None]
 
@@ -53,12 +51,10 @@ class NightlyLayout:
         return is_object_uri(self.data_root)
 
     @property
-    def lock(self) -> Path:
-        """On the driver's machine even for a store (which has no lock): one per data_root URI."""
-        if not self.on_store:
-            return self.data_root / "nightly" / "lock"
-        key = hashlib.sha256(str(self.data_root).encode()).hexdigest()[:16]
-        return Path(tempfile.gettempdir()) / "corpus-pipeline-locks" / f"nightly-{key}.lock"
+    def lock(self) -> Location:
+        """A flock on this file, or on a store a lease object of this key (storage/locks.py): two
+        drivers on two machines exclude each other too."""
+        return child(self.data_root, "nightly/lock")
 
     @property
     def history(self) -> Location:
@@ -94,7 +90,7 @@ def new_inputs(files: list[str], processed: set[str], storage: Storage | None = 
 def run_nightly(config: PipelineConfig, runner: str, log: Log) -> int:
     layout = NightlyLayout(location(config.data_root))
     try:
-        with exclusive_lock(layout.lock, "another nightly run"):
+        with hold(Storage(config.storage), str(layout.lock), "another nightly run"):
             return _night(config, runner, layout, log)
     except LockHeld as held:
         log(f"corpus-pipeline nightly: {held}; this run did nothing (exit {exit_codes.LOCKED})")
@@ -116,16 +112,12 @@ def _night(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log)
 
 
 def _append_history(layout: NightlyLayout, line: str, storage: Storage) -> None:
-    if layout.on_store:  # no append on a store: GET, PUT whole (one line a night: 365 lines a year)
-        try:
-            before = storage.read_bytes(str(layout.history))
-        except FileNotFoundError:
-            before = b""
-        storage.put_bytes(str(layout.history), before + line.encode("utf-8"))
-        return
-    layout.history.parent.mkdir(parents=True, exist_ok=True)
-    with layout.history.open("a", encoding="utf-8") as history:
-        history.write(line)
+    # No append on a store: read, then write whole (one line a night: 365 lines, ~150 KB a year).
+    try:
+        before = storage.read_bytes(str(layout.history))
+    except FileNotFoundError:
+        before = b""
+    storage.put_bytes(str(layout.history), before + line.encode("utf-8"))
 
 
 def current_snapshot(layout: NightlyLayout, storage: Storage):
@@ -194,9 +186,7 @@ def _previous_run(config: PipelineConfig, current) -> Location | None:
     if current is None or not current.info["increments"]:
         return None
     run_dir = child(location(config.data_root), f"runs/{current.info['increments'][-1]['run_id']}")
-    if is_object_uri(run_dir):
-        return run_dir if Storage(config.storage).exists(child(run_dir, RECORD_FILE)) else None
-    return run_dir if run_dir.exists() else None
+    return run_dir if Storage(config.storage).exists(str(child(run_dir, RECORD_FILE))) else None
 
 
 def _process(config, runner, layout: NightlyLayout, current, by_source: dict, log: Log, entry: dict) -> int:

@@ -1,20 +1,17 @@
 """The run record, `<run_dir>/run_record.json`: what a run was given, what each step did, how it
 ended and why. Rewritten (atomically) after every step, so a killed run leaves a record of where
-it stopped; a rerun counts its attempt and replaces it. A run directory on a store gets the record
-as one object, PUT whole after every step (pipeline/on_store.py)."""
+it stopped; a rerun counts its attempt and replaces it (on a store: one object, PUT whole)."""
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 
 from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.pipeline.context import RunPlan, StepOutcome
-from corpus_pipeline.pipeline.on_store import read_json_object, write_json_object
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.json_files import read_json, write_json
+from corpus_pipeline.storage.locations import shown
 
 RECORD_FILE = "run_record.json"
 
@@ -23,36 +20,20 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def write_json(path: Location, data: dict | list, storage: Storage | None = None) -> None:
-    """Whole or not at all: written beside and renamed, or one PUT of an object."""
-    if is_object_uri(path):
-        write_json_object(str(path), data, storage)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.inprogress")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _read_local(path: Path) -> dict | None:
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-
-
 @dataclass
 class RunRecord:
     path: Location
     data: dict
-    storage: Storage | None = None  # what an `s3://` record is written through
+    storage: Storage  # what the record is written through
 
     @classmethod
     def start(cls, plan: RunPlan) -> RunRecord:
         path = child(plan.run_dir, RECORD_FILE)
-        on_store = is_object_uri(path)
         storage = Storage(plan.config.storage)
-        earlier = read_json_object(path, storage) if on_store else _read_local(path)
+        earlier = read_json(path, storage)
         data = {
             "run_id": str(plan.run_dir).rpartition("/")[2],
-            "run_dir": str(plan.run_dir) if on_store else str(Path(plan.run_dir).resolve()),
+            "run_dir": shown(plan.run_dir),
             "status": "running",
             "attempt": (earlier or {}).get("attempt", 0) + 1,
             "started_at": utc_now(),

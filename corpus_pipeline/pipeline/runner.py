@@ -17,7 +17,7 @@ from corpus_pipeline.pipeline.on_store import check_runs_on_store
 from corpus_pipeline.pipeline.record import RunRecord
 from corpus_pipeline.pipeline.steps import STEPS
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage import Storage
 
 SUCCEEDED, GATE_FAILED = "succeeded", "gate_failed"
 
@@ -74,8 +74,6 @@ def run_pipeline(
     context = RunContext(plan)  # first: a source's config that does not validate stops the run here
     check_runs_on_store(plan)  # and a step that cannot write to the store stops it before any other
     refuse_foreign_stage_dirs(context)
-    if not is_object_uri(plan.run_dir):
-        plan.run_dir.mkdir(parents=True, exist_ok=True)
     record = RunRecord.start(plan)
     outcomes: dict[str, StepOutcome] = {}
     # Stats of the document stages so far: each source's up to dedup (by name), then the run's (None).

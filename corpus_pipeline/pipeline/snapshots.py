@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from corpus_pipeline.pipeline.record import utc_now, write_json
+from corpus_pipeline.pipeline.record import utc_now
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.json_files import write_json
 from corpus_pipeline.tokenize.manifest import read_manifest
 
 CURRENT = "CURRENT"
@@ -160,9 +162,9 @@ def publish_snapshot(corpus_dir: Path, previous: Snapshot | None, increment: Inc
     _link_files(increment.tokens, target / "tokens", TOKEN_FILES)
     _link(increment.tokens / TOKENIZER, work / TOKENIZER)
     increments.append(increment_info(increment))
-    write_json(work / PROCESSED_FILE, sorted(processed | set(increment.inputs)))
+    write_json(work / PROCESSED_FILE, sorted(processed | set(increment.inputs)), Storage())
     info = snapshot_info(name, previous.name if previous else None, increments)
-    write_json(work / SNAPSHOT_FILE, info)
+    write_json(work / SNAPSHOT_FILE, info, Storage())
     os.replace(work, snapshots / name)
     switch_current(corpus_dir, name)
     return Snapshot(snapshots / name, info)

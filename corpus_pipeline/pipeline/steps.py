@@ -20,8 +20,8 @@ from corpus_pipeline.engine.stage_dir import Location, child, location, stage_fi
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline.context import RunContext, Step, StepOutcome
 from corpus_pipeline.pipeline.input_files import present_files, read_faults
-from corpus_pipeline.pipeline.record import write_json
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.json_files import write_json
 
 GATES_FILE = "gates.json"
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from corpus_pipeline.engine.stage_dir import SUCCESS, child, stage_files
-from corpus_pipeline.pipeline.on_store import read_json_object, write_json_object
 from corpus_pipeline.pipeline.snapshots import (
     CURRENT,
     DOCUMENT_FILES,
@@ -35,6 +34,7 @@ from corpus_pipeline.pipeline.snapshots import (
     snapshot_info,
 )
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.json_files import read_json, write_json
 
 
 @dataclass(frozen=True)
@@ -75,11 +75,11 @@ def _snapshot_uri(corpus: str, name: str) -> str:
 def current_snapshot(corpus: str, storage: Storage | None = None) -> StoreSnapshot | None:
     """The snapshot CURRENT names, or None before the first publish."""
     storage = storage or Storage()
-    pointer = read_json_object(child(corpus, CURRENT), storage)
+    pointer = read_json(child(corpus, CURRENT), storage)
     if pointer is None:
         return None
     uri = child(corpus, pointer["snapshot"])
-    info = read_json_object(uri, storage)
+    info = read_json(uri, storage)
     if info is None:  # only a deletion by hand: retirement keeps CURRENT's snapshot and the one before
         raise FileNotFoundError(f"{child(corpus, CURRENT)} names {uri}, which is gone")
     return StoreSnapshot(uri, info)
@@ -122,13 +122,13 @@ def write_snapshot(corpus: str, previous: StoreSnapshot | None, increment, stora
         "processed_inputs": sorted(processed | set(increment.inputs)),
     }
     uri = _snapshot_uri(corpus, name)
-    write_json_object(uri, info, storage)
+    write_json(uri, info, storage)
     return StoreSnapshot(uri, info)
 
 
 def write_current(corpus: str, snapshot: StoreSnapshot, storage: Storage) -> None:
     """The commit point of a publish: one PUT of the pointer."""
-    write_json_object(child(corpus, CURRENT), {"snapshot": f"{SNAPSHOTS}/{snapshot.name}.json"}, storage)
+    write_json(child(corpus, CURRENT), {"snapshot": f"{SNAPSHOTS}/{snapshot.name}.json"}, storage)
 
 
 def publish_snapshot(corpus: str, previous: StoreSnapshot | None, increment, storage: Storage) -> StoreSnapshot:
@@ -145,7 +145,7 @@ def retire_old_snapshots(corpus: str, keep: int, storage: Storage) -> list[str]:
     while snapshot is not None and len(kept) < max(keep, 2):
         kept.append(snapshot.name)
         before = snapshot.info["previous"]
-        info = read_json_object(_snapshot_uri(corpus, before), storage) if before else None
+        info = read_json(_snapshot_uri(corpus, before), storage) if before else None
         snapshot = StoreSnapshot(_snapshot_uri(corpus, before), info) if info else None
     stale = [uri for uri in storage.list_under(child(corpus, SNAPSHOTS)) if uri.endswith(".json")]
     stale = [uri for uri in stale if uri.rpartition("/")[2].removesuffix(".json") not in kept]

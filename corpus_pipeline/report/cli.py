@@ -11,7 +11,7 @@ from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.stage_dir import location
-from corpus_pipeline.storage import is_object_uri
+from corpus_pipeline.storage.locations import shown
 
 EXIT_OK, EXIT_ERROR = 0, 1
 
@@ -41,5 +41,5 @@ def report_verb(args, config: PipelineConfig) -> int:
         print(f"drift alert: {check.name} changed by {check.value:.4f} > {check.bound:g} ({check.detail})")
     if figures.gates is not None and not figures.gates.passed:
         print("gates: FAILED (see the report's Gates section)")
-    print(f"report: {result.path if is_object_uri(result.path) else result.path.resolve()}")
+    print(f"report: {shown(result.path)}")
     return EXIT_OK

@@ -9,7 +9,6 @@ that hangs it becomes an `extract_timeout` row and the task goes on with the nex
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import PurePath
@@ -24,7 +23,7 @@ from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
 from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.storage import is_object_uri
+from corpus_pipeline.storage.locations import absolute
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 # Types servers send for HTML often enough to be worth a look at the bytes.
@@ -71,7 +70,7 @@ class ExtractStage(SourceStage):
             yield from self._read(path, stats, worker)
 
     def _read(self, path: str, stats: StageStats, worker: TimedWorker) -> Iterator[tuple[dict, Verdict]]:
-        dump = self.config.dump or PurePath(path if is_object_uri(path) else os.path.abspath(path)).parent.name
+        dump = self.config.dump or PurePath(absolute(path)).parent.name
         for item in read_warc(path, self.config.max_payload_bytes, self.storage):
             if isinstance(item, ReadFault):
                 stats.count_in(0)

@@ -3,6 +3,7 @@ Path, `s3://b/k` would fold to `s3:/b/k`). The type says which, so joining needs
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -26,3 +27,27 @@ def location(path: Location | str) -> Location:
 
 def child(base: Location, name: str) -> Location:
     return base / name if isinstance(base, Path) else f"{str(base).rstrip('/')}/{name}"
+
+
+def absolute(path: str | os.PathLike, resolve_links: bool = False) -> str:
+    """A path as one string that names it from anywhere: an absolute local path (its links
+    resolved if asked: what it really is), or the URI."""
+    if is_object_uri(path):
+        return str(path).rstrip("/")
+    return os.path.realpath(path) if resolve_links else os.path.abspath(path)
+
+
+def local_path(path: str | os.PathLike) -> Path | None:
+    """The path to read in place with the local file system, or None for an object (which a reader
+    that needs files, the trainer or a tokenizer, copies first)."""
+    return None if is_object_uri(path) else Path(path)
+
+
+def shown(path: str | os.PathLike) -> str:
+    """How a message names a location: a local path resolved, a URI as it is."""
+    return str(path) if is_object_uri(path) else str(Path(path).resolve())
+
+
+def link(path: str | os.PathLike) -> str:
+    """A location as a URI a terminal or a browser opens: `file://...`, or the `s3://` URI."""
+    return str(path) if is_object_uri(path) else Path(path).resolve().as_uri()

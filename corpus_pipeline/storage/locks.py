@@ -91,12 +91,19 @@ def output_lock_location(output: str) -> str:
 @contextmanager
 def output_lock(storage: Storage, output: str) -> Iterator[None]:
     """Hold the one-writer lock of a stage output while the block runs."""
-    where = output_lock_location(str(output))
-    if not is_object_uri(where):
-        with exclusive_lock(Path(where), f"another command writing {output}", remove=True):
+    with hold(storage, output_lock_location(str(output)), f"another command writing {output}", remove=True):
+        yield
+
+
+@contextmanager
+def hold(storage: Storage, where: str, holder_kind: str, remove: bool = False) -> Iterator[None]:
+    """The lock at `where`: a flock on that file, or a lease object of that key. `remove`: the
+    local file goes when released (a lease always does)."""
+    if is_object_uri(where):
+        with _lease(storage, str(where), holder_kind):
             yield
         return
-    with _lease(storage, where, str(output)):
+    with exclusive_lock(Path(where), holder_kind, remove=remove):
         yield
 
 
@@ -129,11 +136,11 @@ def _describe(lease: dict) -> str:
 
 
 @contextmanager
-def _lease(storage: Storage, uri: str, output: str) -> Iterator[None]:
+def _lease(storage: Storage, uri: str, holder_kind: str) -> Iterator[None]:
     owner = uuid.uuid4().hex
     held = _read_lease(storage, uri)
     if held is not None and held.get("owner") != owner and not _holder_is_gone(held):
-        raise LockHeld(f"{uri} is held by another command writing {output} ({_describe(held)})")
+        raise LockHeld(f"{uri} is held by {holder_kind} ({_describe(held)})")
     lease = {"owner": owner, "host": socket.gethostname(), "pid": os.getpid(), "since": _now()}
 
     def renew() -> None:
@@ -143,7 +150,7 @@ def _lease(storage: Storage, uri: str, output: str) -> Iterator[None]:
     time.sleep(_SETTLE_SECONDS)
     won = _read_lease(storage, uri)
     if won is None or won.get("owner") != owner:
-        raise LockHeld(f"{uri} is held by another command writing {output} ({_describe(won or {})})")
+        raise LockHeld(f"{uri} is held by {holder_kind} ({_describe(won or {})})")
     stop = threading.Event()
 
     def keep_renewing() -> None:

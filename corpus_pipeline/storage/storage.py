@@ -272,11 +272,6 @@ class Storage:
             found = self._ask(bucket, lambda: self.s3().get_file_info(selector))
             return "folder" if found else "missing"
 
-    @staticmethod
-    def absolute(path: str | os.PathLike) -> str:
-        """A path as one string that names it from anywhere: an absolute local path, or the URI."""
-        return str(path).rstrip("/") if is_object_uri(path) else os.path.realpath(path)
-
     def _check_bucket(self, bucket: str) -> None:
         if self._ask(bucket, lambda: self.s3().get_file_info(bucket)).type == fs.FileType.NotFound:
             raise missing_bucket(bucket)

@@ -30,11 +30,12 @@ def register(verbs) -> None:
 def _local(directory: str) -> Path:
     """A local directory as it is; an s3:// one through the shard cache (shard_cache.py), where every
     file is checked against the token manifest's size and sha256 as it is copied."""
-    from corpus_pipeline.storage import Storage, is_object_uri
+    from corpus_pipeline.storage import Storage
+    from corpus_pipeline.storage.locations import local_path
     from corpus_pipeline.tokenize.shard_cache import cached_shards, default_cache_dir
 
-    if not is_object_uri(directory):
-        return Path(directory)
+    if (local := local_path(directory)) is not None:
+        return local
     copy = cached_shards(directory, default_cache_dir(), Storage())
     print(copy.format())
     return copy.directory

@@ -14,7 +14,8 @@ import numpy as np
 
 from corpus_pipeline.config import TokenizeConfig
 from corpus_pipeline.engine.stage_dir import read_stage_bytes
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import local_path
 from corpus_pipeline.tokenize.bpe import choose_dtype, file_sha256, load_tokenizer, token_id, vocab_size
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE
 from corpus_pipeline.tokenize.train_stage import tokenizer_file
@@ -25,7 +26,7 @@ def resolve_tokenizer(stage: str, tokenizer: Path | str | None) -> tuple[Path, s
     copy first) and its sha256."""
     if tokenizer is None:
         raise ValueError(f"{stage} needs a tokenizer (--tokenizer FILE or a train-tokenizer directory)")
-    if is_object_uri(tokenizer):
+    if local_path(tokenizer) is None:  # an object: fetched to a local copy
         tokenizer = fetch_tokenizer(str(tokenizer))
     path = tokenizer_file(tokenizer)
     if not path.exists():

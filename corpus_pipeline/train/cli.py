@@ -87,10 +87,10 @@ def _run(args, body) -> int:
 
 
 def _train(args, pipeline_config) -> int:
-    from corpus_pipeline.storage import is_object_uri
+    from corpus_pipeline.storage.locations import local_path
     from corpus_pipeline.train.train import train
 
-    if is_object_uri(args.shards) and args.out is None:
+    if local_path(args.shards) is None and args.out is None:
         print("corpus-pipeline train: --out is required with s3:// shards (checkpoints are local)", file=sys.stderr)
         return EXIT_CONFIG
 
@@ -111,11 +111,12 @@ def _train(args, pipeline_config) -> int:
 
 def _local_shards(shards: str, cache: Path | None, pipeline_config, config, dist) -> Path:
     """A local shard directory as given; an s3:// one copied to the node's cache (shard_cache.py)."""
-    from corpus_pipeline.storage import Storage, is_object_uri
+    from corpus_pipeline.storage import Storage
+    from corpus_pipeline.storage.locations import local_path
     from corpus_pipeline.tokenize.shard_cache import cached_shards, default_cache_dir
 
-    if not is_object_uri(shards):
-        return Path(shards)
+    if (local := local_path(shards)) is not None:
+        return local
     copy = cached_shards(
         shards,
         cache or default_cache_dir(),

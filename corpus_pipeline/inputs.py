@@ -6,8 +6,7 @@ from __future__ import annotations
 import glob
 import os
 
-from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DIR, SUCCESS, WORK
-from corpus_pipeline.engine.output_guard import read_marker
+from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DIR, WORK
 from corpus_pipeline.storage import Storage, is_object_uri
 from corpus_pipeline.storage.listing import has_suffix, is_paths_listing, matching_objects, paths_listing
 
@@ -38,7 +37,7 @@ def expand_inputs(
                 raise FileNotFoundError(f"--input {argument}: no such object, or no {kinds} objects under it")
             found.update(matches)
         elif os.path.isdir(argument):
-            found.update(_walk(argument, suffixes, storage))
+            found.update(_walk(argument, suffixes))
         elif os.path.isfile(argument):
             found.add(argument)
         else:
@@ -57,15 +56,11 @@ def _internal(path: str) -> bool:
     return any(name.startswith(".") or name in STAGE_INTERNALS for name in folders)
 
 
-def _walk(folder: str, suffixes: tuple[str, ...], storage: Storage) -> list[str]:
+def _walk(folder: str, suffixes: tuple[str, ...]) -> list[str]:
     """The files under `folder` with one of `suffixes`, never entering hidden folders (a crawl or a
-    stage still running, or killed), stage internals, or a finished stage directory of ours (its
-    parts are a stage's output: name them with a glob to read them as data)."""
+    stage still running, or killed) or stage internals (attempts, rejects)."""
     found = []
     for root, folders, names in os.walk(folder):
-        if SUCCESS in names and root != folder and read_marker(root, storage) is not None:
-            folders[:] = []
-            continue
         folders[:] = sorted(name for name in folders if not name.startswith(".") and name not in STAGE_INTERNALS)
         found += [os.path.join(root, name) for name in names if has_suffix(name, suffixes) and not name.startswith(".")]
     return found

@@ -12,14 +12,15 @@ ARTICLE = "<p>" + "Engineers finished the new bridge over the river two months a
 
 
 def test_extract_verb_writes_a_stage_and_prints_the_funnel(tmp_path, capsys):
+    (tmp_path / "in").mkdir()
     warc = write_warc(
-        tmp_path / "in.warc.gz",
+        tmp_path / "in" / "in.warc.gz",
         [
             {"url": "https://a.example/", "payload": html_page(ARTICLE).encode(), "content_type": "text/html"},
             {"url": "https://a.example/x.jpg", "payload": b"\xff\xd8\xff", "content_type": "image/jpeg"},
         ],
     )
-    code = main(["extract", "--input", str(tmp_path), "--output", str(tmp_path / "out"), "--runner", "local"])
+    code = main(["extract", "--input", str(tmp_path / "in"), "--output", str(tmp_path / "out"), "--runner", "local"])
     out = capsys.readouterr().out
     assert code == EXIT_OK
     assert "extract" in out and "not_html 1" in out

@@ -7,11 +7,15 @@ skipped):
     _logs/task-<task>.log              each scrapy process's log
     _seed_errors.txt                   malformed seeds with their line numbers
     _stats.json, _SUCCESS
-Each task is one `python -m corpus_pipeline.crawl.worker` process (scrapy's reactor cannot restart).
+Each task is one `python -m corpus_pipeline.crawl.worker` process (scrapy's reactor cannot restart)
+writing into an attempt directory of its own, committed with one rename like every task
+(engine/task_output.py): a retry or a `spark.speculation` copy never mixes its WARC files with
+another attempt's, and the first attempt to finish wins.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -20,7 +24,7 @@ from pathlib import Path
 from corpus_pipeline.config import CrawlConfig
 from corpus_pipeline.crawl.seeds import url_domain
 from corpus_pipeline.crawl.stats import STAGE
-from corpus_pipeline.engine.task_output import STATS_DIR
+from corpus_pipeline.engine.task_output import STATS_DIR, TaskAttempt, task_done
 from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.stats import StageStats
 
@@ -32,24 +36,33 @@ class CrawlTaskError(RuntimeError):
     """A crawl task's process failed; its log is named in the message."""
 
 
+_WORKER_STATS, _WORKER_SPEC = "worker_stats.json", "worker_spec.json"
+
+
 def run_task_process(spec: dict) -> int:
     """Run one task's crawl in a child process; return its task id. Skips a task already done."""
-    stats_path = Path(spec["stats_path"])
-    if stats_path.exists():
+    work, name = Path(spec["work"]), part_name(spec["task_id"])
+    if task_done(work, name, spec["identity"]):
         return spec["task_id"]
-    # Files of an earlier failed attempt of this task would otherwise survive a shorter retry.
-    prefix = f"{spec['config']['warc_prefix']}-{spec['task_id']:05d}-"
-    for stale in Path(spec["warc_dir"]).glob(f"*{prefix}*"):
-        stale.unlink()
-    log_path = Path(spec["log_path"])
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    spec_path = log_path.with_suffix(".spec.json")
-    spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    attempt = TaskAttempt(work, name, spec["identity"])
+    log_path = attempt.path(f"{LOG_DIR}/task-{spec['task_id']:05d}.log")
+    attempt.path(f"{WARC_DIR}/").mkdir(exist_ok=True)
+    worker = {**spec, "warc_dir": str(attempt.directory / WARC_DIR), "stats_path": str(attempt.path(_WORKER_STATS))}
+    attempt.path(_WORKER_SPEC).write_text(json.dumps(worker), encoding="utf-8")
     with log_path.open("wb") as log:
-        command = [sys.executable, "-m", "corpus_pipeline.crawl.worker", str(spec_path)]
+        command = [sys.executable, "-m", "corpus_pipeline.crawl.worker", str(attempt.path(_WORKER_SPEC))]
         code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, check=False).returncode
+    stats_path = Path(worker["stats_path"])
     if code != 0 or not stats_path.exists():
-        raise CrawlTaskError(f"crawl task {spec['task_id']} failed (exit {code}); see {log_path}")
+        failed = work / LOG_DIR / f"failed-{log_path.name}"  # kept for the reader of the message
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        log_path.replace(failed)
+        attempt.abort()
+        raise CrawlTaskError(f"crawl task {spec['task_id']} failed (exit {code}); see {failed}")
+    stats = StageStats.read(stats_path)
+    stats_path.unlink()
+    attempt.path(_WORKER_SPEC).unlink()
+    attempt.commit({STAGE: stats})
     return spec["task_id"]
 
 
@@ -74,9 +87,9 @@ def task_specs(groups: list[list[str]], config: CrawlConfig, work: Path, validat
                 "seeds": seeds,
                 "config": config.model_dump(mode="json"),
                 "validators": {u: v for u, v in validators.items() if url_domain(u) in domains},
-                "warc_dir": str(work / WARC_DIR),
-                "stats_path": str(work / STATS_DIR / f"{part_name(task_id)}.json"),
-                "log_path": str(work / LOG_DIR / f"task-{task_id:05d}.log"),
+                "work": str(work),
+                # What the task covers: a resumed crawl reuses a finished task only for the same seeds.
+                "identity": hashlib.sha256(json.dumps(sorted(seeds)).encode()).hexdigest(),
             }
         )
     return specs

@@ -80,8 +80,15 @@ def stage_files(stage_dir: Location, storage: Storage | None = None) -> dict[str
 
 
 def stage_file(stage_dir: Location, relative: str, storage: Storage | None = None) -> Location | None:
-    """Where a finished stage's logical file `relative` (`_stats.json`, `manifest.json`) is, or None."""
-    return stage_files(stage_dir, storage).get(relative)
+    """Where a finished stage's logical file `relative` (`_stats.json`, `manifest.json`) is, or None.
+    A directory without our marker (token shards copied by hand, made by another tool) holds its
+    files under their names."""
+    storage = storage or Storage()
+    try:
+        return stage_files(stage_dir, storage).get(relative)
+    except MissingInputError:
+        where = child(stage_dir, relative)
+        return where if storage.exists(str(where)) else None
 
 
 def read_stage_bytes(stage_dir: Location, relative: str, storage: Storage | None = None) -> bytes:
@@ -89,7 +96,10 @@ def read_stage_bytes(stage_dir: Location, relative: str, storage: Storage | None
     found = stage_file(stage_dir, relative, storage)
     if found is None:
         raise MissingInputError(f"{stage_dir} has no {relative}: it is not a finished stage of that kind")
-    return storage.read_bytes(str(found))
+    try:
+        return storage.read_bytes(str(found))
+    except FileNotFoundError:
+        raise MissingInputError(f"{found} is gone, though {stage_dir}/{SUCCESS} names it") from None
 
 
 def input_parts(input_dir: Location, storage: Storage | None = None) -> list[Location]:

@@ -30,7 +30,9 @@ def copy_stage(stage_uri: str, local: Path, storage: Storage) -> bool:
         target = local / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         storage.get_file(child(stage_uri, key), str(target))
-    (local / SUCCESS).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    # The copy's own marker: the same stage, its files under their logical names.
+    local_marker = {**manifest, "files": {relative: relative for relative in manifest.get("files", {})}}
+    (local / SUCCESS).write_text(json.dumps(local_marker, indent=2) + "\n", encoding="utf-8")
     return True
 
 

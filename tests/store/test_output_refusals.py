@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from store_inputs import TEXT, ingest, picture, write_dataset
+from store_inputs import ingest, picture, write_dataset
 
 from corpus_pipeline.cli import EXIT_OK, EXIT_USAGE, main
 
@@ -119,14 +119,3 @@ def test_a_run_refuses_a_foreign_stage_directory_before_any_step(tmp_path, capsy
     assert code == EXIT_USAGE
     assert "04_dedup" in capsys.readouterr().err
     assert picture(data_root) == before  # nothing written: not a run record, not a source's stage
-
-
-def test_text_is_not_lost_when_the_same_dataset_is_ingested_twice(tmp_path, dataset):
-    # A stage directory left inside an input folder by an earlier version is not read as data.
-    folder = dataset.parent
-    assert ingest([folder], tmp_path / "first") == EXIT_OK
-    os.replace(tmp_path / "first", folder / "old_stage")
-    assert ingest([folder], tmp_path / "second") == EXIT_OK
-    stats = json.loads((tmp_path / "second" / "_stats.json").read_text())
-    assert stats["docs_in"] == 5, "the old stage's parts were read as documents"
-    assert TEXT  # the dataset's text is what the five documents hold

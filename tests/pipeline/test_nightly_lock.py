@@ -13,8 +13,8 @@ from pathlib import Path
 from pipeline_inputs import small_run_overrides, write_demo_warc
 
 from corpus_pipeline.pipeline import exit_codes
-from corpus_pipeline.storage.locks import exclusive_lock
 from corpus_pipeline.pipeline.nightly import NightlyLayout
+from corpus_pipeline.storage.locks import exclusive_lock
 
 LOCK_TIMEOUT_S = 120  # the first run takes the lock after its imports: ~2 s idle
 

@@ -13,11 +13,11 @@ between the two is repaired, and the index never holds documents CURRENT does no
 first, a crash before the switch would make the retried night drop its own documents as already
 published.
 
-With data_root on a store (`s3://bucket/prefix`) the snapshots are objects that name the run's
-objects (store_snapshots.py) and CURRENT is a pointer PUT last; the history is rewritten whole
-each night, there as locally; the index is `<data_root>/index/` on the store (dedup/index.py). The
-lock is a lease object `<data_root>/nightly/lock` there (storage/locks.py), so two drivers on two
-machines exclude each other too.
+With data_root on a store (`s3://bucket/prefix`) the same code runs: a snapshot names the run's
+objects where they are instead of linking them (pipeline/snapshots.py) and CURRENT is a pointer
+object; the history is rewritten whole each night; the index is `<data_root>/index/`
+(dedup/index.py). The lock is a lease object `<data_root>/nightly/lock` there (storage/locks.py),
+so two drivers on two machines exclude each other too.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.input_files import list_crawl_files
 from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locks import LockHeld, hold
 
 Log = Callable[[str], None]
@@ -45,10 +45,6 @@ Log = Callable[[str], None]
 @dataclass(frozen=True)
 class NightlyLayout:
     data_root: Location
-
-    @property
-    def on_store(self) -> bool:
-        return is_object_uri(self.data_root)
 
     @property
     def lock(self) -> Location:
@@ -121,14 +117,10 @@ def _append_history(layout: NightlyLayout, line: str, storage: Storage) -> None:
 
 
 def current_snapshot(layout: NightlyLayout, storage: Storage):
-    """The published snapshot (snapshots.Snapshot, or on a store store_snapshots.StoreSnapshot), or None."""
-    if layout.on_store:
-        from corpus_pipeline.pipeline import store_snapshots
-
-        return store_snapshots.current_snapshot(str(layout.corpus), storage)
+    """The published snapshot, or None."""
     from corpus_pipeline.pipeline import snapshots
 
-    return snapshots.current_snapshot(layout.corpus)
+    return snapshots.current_snapshot(layout.corpus, storage)
 
 
 def _source_files(config: PipelineConfig, layout: NightlyLayout) -> dict[str | None, list[str]]:
@@ -245,19 +237,10 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
 def _publish(config, layout: NightlyLayout, current, run_id: str, context, inputs: list[str], spark):
     """(the new snapshot, the names of those retired): CURRENT switched, then the index updated."""
     from corpus_pipeline.dedup.index import publish_to_index
-    from corpus_pipeline.pipeline.snapshots import INCREMENTS, Increment
+    from corpus_pipeline.pipeline.snapshots import Increment, publish_snapshot, retire_old_snapshots
 
-    increment = Increment(run_id, context.documents, context.tokens, inputs)
     storage = Storage(config.storage)
-    if layout.on_store:
-        from corpus_pipeline.pipeline import store_snapshots
-
-        corpus = str(layout.corpus)
-        snapshot = store_snapshots.publish_snapshot(corpus, current, increment, storage)
-        publish_to_index(str(increment.documents), layout.index, config.dedup, spark, storage)
-        return snapshot, store_snapshots.retire_old_snapshots(corpus, config.nightly.keep_snapshots, storage)
-    from corpus_pipeline.pipeline.snapshots import publish_snapshot, retire_old_snapshots
-
-    snapshot = publish_snapshot(layout.corpus, current, increment)
-    publish_to_index(snapshot.path / INCREMENTS / run_id / "documents", layout.index, config.dedup, spark, storage)
-    return snapshot, retire_old_snapshots(layout.corpus, config.nightly.keep_snapshots)
+    increment = Increment(run_id, context.documents, context.tokens, inputs)
+    snapshot = publish_snapshot(layout.corpus, current, increment, storage)
+    publish_to_index(snapshot.document_dirs()[-1], layout.index, config.dedup, spark, storage)
+    return snapshot, retire_old_snapshots(layout.corpus, config.nightly.keep_snapshots, storage)

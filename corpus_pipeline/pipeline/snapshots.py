@@ -1,67 +1,74 @@
-"""Published snapshots: `<data_root>/corpus/`.
+"""Published snapshots: `<data_root>/corpus/` (schemas/snapshots.md), local or on a store, one code path.
 
-    CURRENT -> snapshots/<name>            a symlink, replaced by rename(2): readers see the old
-                                           snapshot or the new one, never a mix or nothing
-    snapshots/<name>/snapshot.json         what it holds: increments, documents, tokens
-                    /processed_inputs.json the crawl files already in it (path|size|mtime_ns)
-                    /tokenizer.json        the tokenizer of its latest increment
-                    /increments/<run_id>/documents/   part-*.parquet, _stats.json, _SUCCESS
-                    /increments/<run_id>/tokens/      *.bin, *.idx, manifest.json, tokenizer.json
+    snapshots/<name>.json     the snapshot: its increments, and for each one every file of its
+                              documents and shards, where a reader opens it
+    snapshots/<name>/         locally, hard links to those files (a store names the runs' objects
+                              where they are: nothing copied)
+    CURRENT                   the pointer, written last: a symlink to `snapshots/<name>` locally
+                              (readers browse `CURRENT/increments/*/`), an object on a store
 
 A snapshot is the whole corpus as of one night: the increments of the snapshot before it plus the
-night's own, as hard links, so keeping several snapshots costs little disk and a rollback is one
-symlink. A snapshot appears complete (built under a hidden name, then renamed) before CURRENT
-points at it; older ones beyond `keep` are removed after the switch.
+night's own. Publishing writes the snapshot's files and record under a name no other publish uses
+(a timestamp, the run id and a random tag), then the pointer: a crash between them leaves CURRENT
+on the previous snapshot, whole, and an orphan record that the next publish retires. After the
+switch, every snapshot but the newest `keep` of CURRENT's line goes, and never the one before
+CURRENT (a reader may have resolved CURRENT just before the switch).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
+import fnmatch
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 
+from corpus_pipeline.engine.stage_dir import SUCCESS, Location, child, stage_files
 from corpus_pipeline.pipeline.record import utc_now
 from corpus_pipeline.storage import Storage
-from corpus_pipeline.storage.json_files import write_json
+from corpus_pipeline.storage.json_files import read_json, write_json
 from corpus_pipeline.tokenize.manifest import read_manifest
 
 CURRENT = "CURRENT"
 SNAPSHOTS = "snapshots"
-SNAPSHOT_FILE = "snapshot.json"
-PROCESSED_FILE = "processed_inputs.json"
 INCREMENTS = "increments"
 TOKENIZER = "tokenizer.json"
 # What of a run a snapshot holds: the data and the files that describe it. `_rejected/`, `_tasks/`
 # and the token counts stay in the run directory, with the run record that explains them.
-DOCUMENT_FILES = ("part-*.parquet", "_stats.json", "_SUCCESS")
-TOKEN_FILES = ("*.bin", "*.idx", "manifest.json", "tokenizer.json", "_stats.json", "_SUCCESS")
+DOCUMENT_FILES = ("part-*.parquet", "_stats.json")
+TOKEN_FILES = ("*.bin", "*.idx", "manifest.json", "tokenizer.json", "_stats.json")
+# Never fewer kept: CURRENT's and the one before it, which a reader may have just resolved.
+MIN_KEPT = 2
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    path: Path
+    corpus: Location
     info: dict
 
     @property
     def name(self) -> str:
-        return self.path.name
+        return self.info["name"]
 
     @property
-    def tokenizer(self) -> Path:
-        return self.path / TOKENIZER
-
-    def increment_dirs(self) -> list[Path]:
-        return [self.path / INCREMENTS / increment["run_id"] for increment in self.info["increments"]]
-
-    def document_dirs(self) -> list[Path]:
-        """The documents stage of each increment (what the dedup index holds)."""
-        return [directory / "documents" for directory in self.increment_dirs()]
+    def tokenizer(self) -> str:
+        """The tokenizer of its latest increment (the next night tokenizes with it)."""
+        return self.info["tokenizer"]
 
     def processed_inputs(self) -> set[str]:
-        return set(json.loads((self.path / PROCESSED_FILE).read_text(encoding="utf-8")))
+        return set(self.info["processed_inputs"])
+
+    def document_dirs(self) -> list[str]:
+        """The documents stage of each increment, where a stage reader opens it (the index holds them)."""
+        return [increment["documents_dir"] for increment in self.info["increments"]]
+
+    def document_parts(self) -> list[str]:
+        """Every Parquet part of its documents, increment after increment."""
+        return [
+            where
+            for increment in self.info["increments"]
+            for name, where in increment["files"]["documents"].items()
+            if fnmatch.fnmatch(name, DOCUMENT_FILES[0])
+        ]
 
 
 @dataclass(frozen=True)
@@ -69,102 +76,124 @@ class Increment:
     """One night's gated corpus and its shards, in the run directory."""
 
     run_id: str
-    documents: Path
-    tokens: Path
+    documents: Location
+    tokens: Location
     inputs: list[str]  # identities (path|size|mtime_ns) of the crawl files it was made from
 
 
-def current_snapshot(corpus_dir: Path) -> Snapshot | None:
-    link = corpus_dir / CURRENT
-    if not link.exists():
+def _record(corpus: Location, name: str) -> Location:
+    return child(corpus, f"{SNAPSHOTS}/{name}.json")
+
+
+def _read(corpus: Location, name: str, storage: Storage) -> Snapshot | None:
+    info = read_json(_record(corpus, name), storage)
+    if info is None:
+        info = _earlier_local_record(corpus, name, storage)
+    return None if info is None else Snapshot(corpus, info)
+
+
+def _earlier_local_record(corpus: Location, name: str, storage: Storage) -> dict | None:
+    """A local snapshot of an earlier version: `snapshots/<name>/snapshot.json` and
+    `processed_inputs.json` inside its folder of links, whose files are where they lie."""
+    folder = child(corpus, f"{SNAPSHOTS}/{name}")
+    info = read_json(child(folder, "snapshot.json"), storage)
+    if info is None:
         return None
-    target = link.resolve()
-    return Snapshot(target, json.loads((target / SNAPSHOT_FILE).read_text(encoding="utf-8")))
+    increments = []
+    for increment in info["increments"]:
+        base = child(folder, f"{INCREMENTS}/{increment['run_id']}")
+        dirs = {kind: str(child(base, kind)) for kind in ("documents", "tokens")}
+        files = {kind: {uri[len(d) + 1 :]: uri for uri in storage.list_under(d)} for kind, d in dirs.items()}
+        increments.append(
+            {**increment, "documents_dir": dirs["documents"], "tokens_dir": dirs["tokens"], "files": files}
+        )
+    processed = read_json(child(folder, "processed_inputs.json"), storage) or []
+    return {**info, "tokenizer": str(child(folder, TOKENIZER)), "processed_inputs": processed, "increments": increments}
 
 
-def _link(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(source, target)
-    except OSError:  # another filesystem, or one without hard links
-        shutil.copy2(source, target)
+def current_snapshot(corpus: Location, storage: Storage) -> Snapshot | None:
+    """The snapshot CURRENT names, or None before the first publish."""
+    target = storage.read_pointer(str(child(corpus, CURRENT)))
+    if target is None:
+        return None
+    name = target.rpartition("/")[2].removesuffix(".json")
+    snapshot = _read(corpus, name, storage)
+    if snapshot is None:  # only a deletion by hand: retirement keeps CURRENT's snapshot and the one before
+        raise FileNotFoundError(f"{child(corpus, CURRENT)} names the snapshot {name}, whose record is gone")
+    return snapshot
 
 
-def _link_files(source_dir: Path, target_dir: Path, patterns: tuple[str, ...]) -> None:
-    target_dir.mkdir(parents=True, exist_ok=True)
-    for pattern in patterns:
-        for source in sorted(source_dir.glob(pattern)):
-            _link(source, target_dir / source.name)
-
-
-def _link_tree(source_dir: Path, target_dir: Path) -> None:
-    for source in sorted(p for p in source_dir.rglob("*") if p.is_file()):
-        _link(source, target_dir / source.relative_to(source_dir))
-
-
-def snapshot_info(name: str, previous: str | None, increments: list[dict]) -> dict:
-    """What a snapshot's record says of it (a store snapshot adds its objects: store_snapshots.py)."""
-    return {
-        "name": name,
-        "published_at": utc_now(),
-        "previous": previous,
-        "documents": sum(i["documents"] for i in increments),
-        "tokens": sum(i["tokens"] for i in increments),
-        "increments": increments,
+def _placed(stage: Location, patterns: tuple[str, ...], target: Location, storage: Storage) -> dict[str, str]:
+    """Logical name -> where it is read, of a finished stage's top-level files that match `patterns`
+    and its `_SUCCESS` (what a reader checks them against), placed in the folder `target`."""
+    files = {
+        name: where
+        for name, where in stage_files(stage, storage).items()
+        if "/" not in name and any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
     }
+    files[SUCCESS] = child(stage, SUCCESS)
+    return {name: storage.place(str(where), str(child(target, name))) for name, where in sorted(files.items())}
 
 
-def increment_info(increment: Increment, storage=None) -> dict:
-    """What a snapshot records of each increment (on a store too: store_snapshots.py adds its objects)."""
-    manifest = read_manifest(increment.tokens, storage)
+def _increment_info(run_id: str, documents: Location, tokens: Location, folder: Location, storage: Storage) -> dict:
+    """An increment's record, its files placed under `folder/increments/<run_id>/`."""
+    base = child(folder, f"{INCREMENTS}/{run_id}")
+    files = {
+        "documents": _placed(documents, DOCUMENT_FILES, child(base, "documents"), storage),
+        "tokens": _placed(tokens, TOKEN_FILES, child(base, "tokens"), storage),
+    }
+    manifest = read_manifest(files["tokens"][SUCCESS].rpartition("/")[0], storage)
     return {
-        "run_id": increment.run_id,
-        "input_files": len(increment.inputs),
+        "run_id": run_id,
         "documents": manifest["documents"],
         "tokens": manifest["tokens"],
         "tokenizer_sha256": manifest["tokenizer"]["sha256"],
+        # Where a stage reader opens each, beside its placed marker.
+        "documents_dir": files["documents"][SUCCESS].rpartition("/")[0],
+        "tokens_dir": files["tokens"][SUCCESS].rpartition("/")[0],
+        "files": files,
     }
 
 
-def switch_current(corpus_dir: Path, name: str) -> None:
-    tmp = corpus_dir / f".{CURRENT}.{os.getpid()}"
-    tmp.unlink(missing_ok=True)
-    # Relative, so the corpus folder can be moved or mounted elsewhere.
-    os.symlink(Path(SNAPSHOTS) / name, tmp)
-    os.replace(tmp, corpus_dir / CURRENT)
+def publish_snapshot(corpus: Location, previous: Snapshot | None, increment: Increment, storage: Storage) -> Snapshot:
+    """The new snapshot's files and record under a name of its own, then CURRENT: the commit point."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    name = f"{stamp}-{increment.run_id}-{uuid.uuid4().hex[:8]}"
+    folder = child(corpus, f"{SNAPSHOTS}/{name}")
+    increments = []
+    for earlier in previous.info["increments"] if previous else []:
+        placed = _increment_info(earlier["run_id"], earlier["documents_dir"], earlier["tokens_dir"], folder, storage)
+        increments.append({**earlier, **placed})
+    night = _increment_info(increment.run_id, increment.documents, increment.tokens, folder, storage)
+    increments.append({**night, "input_files": len(increment.inputs)})
+    processed = previous.processed_inputs() if previous else set()
+    info = {
+        "name": name,
+        "published_at": utc_now(),
+        "previous": previous.name if previous else None,
+        "documents": sum(i["documents"] for i in increments),
+        "tokens": sum(i["tokens"] for i in increments),
+        "tokenizer": storage.place(night["files"]["tokens"][TOKENIZER], str(child(folder, TOKENIZER))),
+        "processed_inputs": sorted(processed | set(increment.inputs)),
+        "increments": increments,
+    }
+    write_json(_record(corpus, name), info, storage)
+    storage.write_pointer(str(child(corpus, CURRENT)), f"{SNAPSHOTS}/{name}")
+    return Snapshot(corpus, info)
 
 
-def retire_old_snapshots(corpus_dir: Path, keep: int) -> list[str]:
-    """Remove all but the newest `keep` snapshots (names sort by publication time), never CURRENT's."""
-    current = (corpus_dir / CURRENT).resolve().name
-    names = sorted(p.name for p in (corpus_dir / SNAPSHOTS).iterdir() if p.is_dir() and not p.name.startswith("."))
-    retired = [name for name in names[: max(len(names) - keep, 0)] if name != current]
+def retire_old_snapshots(corpus: Location, keep: int, storage: Storage) -> list[str]:
+    """Delete every snapshot but CURRENT's and those before it in its line, `keep` in all and never
+    fewer than MIN_KEPT; the names deleted, orphans of a crashed publish among them."""
+    kept, snapshot = [], current_snapshot(corpus, storage)
+    while snapshot is not None and len(kept) < max(keep, MIN_KEPT):
+        kept.append(snapshot.name)
+        before = snapshot.info["previous"]
+        snapshot = _read(corpus, before, storage) if before else None
+    folder = str(child(corpus, SNAPSHOTS))
+    names = {uri[len(folder) + 1 :].split("/")[0].removesuffix(".json") for uri in storage.list_under(folder)}
+    retired = sorted(names - set(kept))
     for name in retired:
-        shutil.rmtree(corpus_dir / SNAPSHOTS / name)
+        storage.delete([str(_record(corpus, name))])
+        storage.delete_prefix(str(child(corpus, f"{SNAPSHOTS}/{name}")))
     return retired
-
-
-def publish_snapshot(corpus_dir: Path, previous: Snapshot | None, increment: Increment) -> Snapshot:
-    """Build the new snapshot beside the others and point CURRENT at it."""
-    snapshots = corpus_dir / SNAPSHOTS
-    snapshots.mkdir(parents=True, exist_ok=True)
-    for stale in snapshots.glob(".*.inprogress"):  # a publish killed half way (the lock rules out a live one)
-        shutil.rmtree(stale)
-    name = f"{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%SZ')}-{increment.run_id}"
-    work = snapshots / f".{name}.inprogress"
-    increments, processed = [], set()
-    if previous is not None:
-        for source in previous.increment_dirs():
-            _link_tree(source, work / INCREMENTS / source.name)
-        increments, processed = list(previous.info["increments"]), previous.processed_inputs()
-    target = work / INCREMENTS / increment.run_id
-    _link_files(increment.documents, target / "documents", DOCUMENT_FILES)
-    _link_files(increment.tokens, target / "tokens", TOKEN_FILES)
-    _link(increment.tokens / TOKENIZER, work / TOKENIZER)
-    increments.append(increment_info(increment))
-    write_json(work / PROCESSED_FILE, sorted(processed | set(increment.inputs)), Storage())
-    info = snapshot_info(name, previous.name if previous else None, increments)
-    write_json(work / SNAPSHOT_FILE, info, Storage())
-    os.replace(work, snapshots / name)
-    switch_current(corpus_dir, name)
-    return Snapshot(snapshots / name, info)

@@ -85,3 +85,28 @@ def entries_under(folder: str) -> list[str]:
         if not names and not folders and root != folder:
             found.append(root + "/")
     return sorted(found)
+
+
+def link(source: str, target: str) -> None:
+    """A hard link (a copy on a file system without them, or across file systems): the target
+    keeps the bytes when the source's folder is deleted."""
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+    if os.path.exists(target):
+        os.unlink(target)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def write_symlink(path: str, target: str) -> None:
+    """Point `path` at `target` (relative to its folder) by one rename(2): a reader that resolves it
+    finds the old target or the new one, never nothing."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    temporary = _temporary(path)
+    os.symlink(target, temporary)
+    os.replace(temporary, path)
+
+
+def read_symlink(path: str) -> str | None:
+    return os.readlink(path) if os.path.islink(path) else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO
@@ -253,6 +254,35 @@ class Storage:
             return local_files.files_under(str(uri))
         bucket, key = split_uri(uri.rstrip("/") + "/")
         return self.list_prefix(bucket, key)
+
+    # What a published snapshot needs (pipeline/snapshots.py): files placed in it, and a pointer.
+
+    def place(self, source: str, target: str) -> str:
+        """Where `source` is to be read from as part of `target`'s folder: locally a hard link made
+        there (the folder survives the deletion of the source's); an object is named where it is,
+        nothing copied (a run's objects are never rewritten)."""
+        if is_object_uri(source):
+            return str(source)
+        local_files.link(str(source), str(target))
+        return str(target)
+
+    def write_pointer(self, uri: str, target: str) -> None:
+        """Point `uri` at `target` (a path relative to its folder), atomically: locally a symlink
+        renamed into place (so a shell or a reader can browse through it); on a store one PUT of
+        `{"target": ...}`."""
+        if not is_object_uri(uri):
+            return local_files.write_symlink(str(uri), target)
+        self.put_bytes(uri, json.dumps({"target": target}).encode())
+
+    def read_pointer(self, uri: str) -> str | None:
+        """The target `uri` points at, or None when there is no pointer."""
+        if not is_object_uri(uri):
+            return local_files.read_symlink(str(uri))
+        try:
+            data = json.loads(self.read_bytes(uri))
+        except FileNotFoundError:
+            return None
+        return data.get("target") or data.get("snapshot")  # "snapshot": the key of an earlier version
 
     def entries_under(self, uri: str) -> list[str]:
         """list_under, and locally also every empty folder (`path/`): a folder a user made is theirs."""

@@ -1,6 +1,6 @@
 """The nightly refresh end to end on small demo-site crawls: a first night publishes, a rerun finds
 nothing new, a failed gate publishes nothing and leaves CURRENT serving the last snapshot, and the
-next passing night dedups against the index, publishes both nights and retires the old snapshot."""
+next passing night dedups against the index and publishes both nights."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pipeline_inputs import small_config, write_demo_warc
 from corpus_pipeline.dedup.index import published_folders
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.nightly import NightlyLayout, run_nightly
-from corpus_pipeline.pipeline.snapshots import current_snapshot
+from corpus_pipeline.pipeline.snapshots import current_snapshot as read_current
+from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark
 
@@ -31,8 +32,12 @@ def _files(root: Path) -> dict[str, int]:
     return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.rglob("*") if p.is_file()}
 
 
-def _rows(folder: Path) -> int:
-    return sum(pq.ParquetFile(p).metadata.num_rows for p in folder.glob("part-*.parquet"))
+def _rows(folder: Path | str) -> int:
+    return sum(pq.ParquetFile(p).metadata.num_rows for p in Path(folder).glob("part-*.parquet"))
+
+
+def current_snapshot(corpus: Path):
+    return read_current(corpus, Storage())
 
 
 @pytest.fixture(scope="module")
@@ -48,16 +53,19 @@ def test_a_first_night_publishes_and_a_rerun_finds_nothing_new(first_night):
     layout = NightlyLayout(data_root)
     snapshot = current_snapshot(layout.corpus)
     assert (layout.corpus / "CURRENT").is_symlink()
-    [increment] = snapshot.increment_dirs()
-    documents = _rows(increment / "documents")
-    manifest = json.loads((increment / "tokens" / "manifest.json").read_text())
+    [increment] = snapshot.info["increments"]
+    # A reader browses CURRENT: the night's documents and shards, linked into the snapshot.
+    browsed = layout.corpus / "CURRENT" / "increments" / increment["run_id"]
+    assert Path(increment["documents_dir"]).resolve() == (browsed / "documents").resolve()
+    documents = _rows(browsed / "documents")
+    manifest = json.loads((browsed / "tokens" / "manifest.json").read_text())
     assert snapshot.info["documents"] == documents == manifest["documents"] > 0
-    assert (snapshot.path / "tokenizer.json").read_bytes() == (increment / "tokens" / "tokenizer.json").read_bytes()
+    assert Path(snapshot.tokenizer).read_bytes() == (browsed / "tokens" / "tokenizer.json").read_bytes()
     assert len(published_folders(layout.index)) == 1
     assert [Path(i.split("|")[0]).name for i in snapshot.processed_inputs()] == ["night-1.warc.gz"]
 
     assert _night(data_root) == exit_codes.NOTHING_NEW
-    assert current_snapshot(layout.corpus).path == snapshot.path
+    assert current_snapshot(layout.corpus).name == snapshot.name
     assert [entry["status"] for entry in _history(data_root)[-2:]] == ["published", "nothing_new"]
 
 
@@ -72,7 +80,7 @@ def test_a_failed_gate_publishes_nothing_then_a_passing_night_publishes(first_ni
     code = _night(data_root, "quality.gates.languages=[zh]", "quality.gates.max_duplicate_ratio=0.0")
 
     assert code == exit_codes.GATE_FAILED
-    assert current_snapshot(layout.corpus).path == published.path
+    assert current_snapshot(layout.corpus).name == published.name
     assert {"corpus": _files(layout.corpus), "index": _files(layout.index)} == before
     last = _history(data_root)[-1]
     assert last["status"] == "gate_failed" and "zh duplicate_ratio" in last["reason"]
@@ -99,8 +107,11 @@ def test_a_failed_gate_publishes_nothing_then_a_passing_night_publishes(first_ni
     assert index_hits, "night 2 repeats night 1's English articles: dropped as already published"
     snapshot = current_snapshot(layout.corpus)
     assert snapshot.info["previous"] == published.name
-    assert [p.name for p in snapshot.increment_dirs()] == [published.increment_dirs()[0].name, last["run_id"]]
-    assert snapshot.info["documents"] == sum(_rows(p / "documents") for p in snapshot.increment_dirs())
-    assert not published.path.exists(), "keep_snapshots=1 retires the previous snapshot"
+    runs = [increment["run_id"] for increment in snapshot.info["increments"]]
+    assert runs == [published.info["increments"][0]["run_id"], last["run_id"]]
+    assert snapshot.info["documents"] == sum(_rows(folder) for folder in snapshot.document_dirs())
+    # keep_snapshots=1 still keeps the one before CURRENT: a reader may have resolved CURRENT just before.
+    assert current_snapshot(layout.corpus).info["previous"] == published.name
+    assert (layout.corpus / "snapshots" / published.name).is_dir()
     assert len(published_folders(layout.index)) == 2
-    assert record["nightly"] == {**record["nightly"], "published": True, "retired_snapshots": [published.name]}
+    assert record["nightly"] == {**record["nightly"], "published": True, "retired_snapshots": []}

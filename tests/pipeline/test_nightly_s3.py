@@ -14,17 +14,17 @@ from pipeline_inputs import small_config, write_demo_warc
 from store_checks import unnamed_objects
 
 from corpus_pipeline.dedup.index import published_folders
-from corpus_pipeline.pipeline import exit_codes, store_snapshots
+from corpus_pipeline.pipeline import exit_codes, snapshots
 from corpus_pipeline.pipeline.nightly import run_nightly
 from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark
 
 
-def _read_snapshot(corpus: str) -> tuple[store_snapshots.StoreSnapshot, int]:
+def _read_snapshot(corpus: str) -> tuple[snapshots.Snapshot, int]:
     """What a reader does: resolve CURRENT, then read every document part the snapshot lists."""
     storage = Storage()
-    snapshot = store_snapshots.current_snapshot(corpus, storage)
+    snapshot = snapshots.current_snapshot(corpus, storage)
     rows = sum(pq.read_table(storage.parquet_source(part)).num_rows for part in snapshot.document_parts())
     return snapshot, rows
 
@@ -52,11 +52,11 @@ def test_a_crash_before_the_pointer_write_leaves_the_previous_snapshot_and_the_r
 
     client.upload_file(str(write_demo_warc(tmp_path / "night-2.warc.gz", seed=1)), bucket, "root/incoming/n2.warc.gz")
 
-    def crash(corpus, snapshot, storage):
+    def crash(storage, uri, target):
         raise RuntimeError("crash injected before the pointer write")
 
     with monkeypatch.context() as patched:
-        patched.setattr(store_snapshots, "write_current", crash)
+        patched.setattr(Storage, "write_pointer", crash)
         assert night() == exit_codes.ERROR
 
     # The crashed night wrote its snapshot object: CURRENT still names the first, which reads whole.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from conftest import shared_data
@@ -16,6 +17,7 @@ from corpus_pipeline.config import load_config
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.nightly import NightlyLayout, run_nightly
 from corpus_pipeline.pipeline.snapshots import current_snapshot
+from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark
 
@@ -45,7 +47,7 @@ def test_a_night_under_a_share_bound_publishes_nothing_and_one_within_it_publish
 
     assert _night(tmp_path, "nightly.min_shares={web: 0.3}") == exit_codes.GATE_FAILED
     [refused] = [json.loads(line) for line in layout.history.read_text().splitlines()]
-    assert refused["status"] == "gate_failed" and current_snapshot(layout.corpus) is None
+    assert refused["status"] == "gate_failed" and current_snapshot(layout.corpus, Storage()) is None
     assert re.fullmatch(r"mix share of web (19|20)\.\d% < bound 30\.0%", refused["reason"])
     record = json.loads((tmp_path / "runs" / refused["run_id"] / "run_record.json").read_text())
     assert record["nightly"]["published"] is False and record["nightly"]["new_inputs_by_source"] == {
@@ -54,9 +56,9 @@ def test_a_night_under_a_share_bound_publishes_nothing_and_one_within_it_publish
     }
 
     assert _night(tmp_path, "nightly.min_shares={web: 0.15}") == exit_codes.SUCCESS
-    snapshot = current_snapshot(layout.corpus)
-    [increment] = snapshot.increment_dirs()
-    manifest = json.loads((increment / "tokens" / "manifest.json").read_text())
+    snapshot = current_snapshot(layout.corpus, Storage())
+    [increment] = snapshot.info["increments"]
+    manifest = json.loads((Path(increment["tokens_dir"]) / "manifest.json").read_text())
     assert abs(manifest["mix"]["groups"]["web"]["achieved"] - 0.2) < 0.01
     assert len(snapshot.processed_inputs()) == 2  # the WARC and the JSON lines file
 

@@ -13,20 +13,28 @@ from corpus_pipeline.engine.task_plan import file_identity
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.conservation import DocumentsLostError, check_seam
 from corpus_pipeline.pipeline.nightly import NightlyLayout, new_inputs, run_nightly
-from corpus_pipeline.pipeline.snapshots import CURRENT, SNAPSHOTS, retire_old_snapshots, switch_current
+from corpus_pipeline.pipeline.snapshots import CURRENT, SNAPSHOTS, current_snapshot, retire_old_snapshots
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.json_files import write_json
 
 
-def test_retention_keeps_the_newest_snapshots_and_never_the_one_current_serves(tmp_path):
+def test_retention_keeps_currents_line_and_never_fewer_than_two(tmp_path):
+    storage = Storage()
     names = ["20240101T020000Z-a", "20240102T020000Z-b", "20240103T020000Z-c", "20240104T020000Z-d"]
-    for name in names:
-        (tmp_path / SNAPSHOTS / name).mkdir(parents=True)
-    switch_current(tmp_path, names[1])  # an operator rolled back to b
-    switch_current(tmp_path, names[1])  # switching again replaces the link, leaves no temporary one
+    for previous, name in zip([None, *names], names, strict=False):
+        (tmp_path / SNAPSHOTS / name).mkdir(parents=True)  # its folder of links
+        write_json(tmp_path / SNAPSHOTS / f"{name}.json", {"name": name, "previous": previous}, storage)
+    (tmp_path / SNAPSHOTS / "20240105T020000Z-orphan.json").write_text("{}")  # a publish that crashed
+    storage.write_pointer(str(tmp_path / CURRENT), f"{SNAPSHOTS}/{names[2]}")  # an operator rolled back to c
+    storage.write_pointer(str(tmp_path / CURRENT), f"{SNAPSHOTS}/{names[2]}")  # again: no temporary link left
 
-    assert retire_old_snapshots(tmp_path, keep=2) == [names[0]]
-    assert sorted(p.name for p in (tmp_path / SNAPSHOTS).iterdir()) == names[1:]
-    assert os.readlink(tmp_path / CURRENT) == f"{SNAPSHOTS}/{names[1]}"
+    assert retire_old_snapshots(tmp_path, keep=1, storage=storage) == [names[0], names[3], "20240105T020000Z-orphan"]
+    assert sorted(p.name for p in (tmp_path / SNAPSHOTS).iterdir()) == sorted(
+        [names[1], f"{names[1]}.json", names[2], f"{names[2]}.json"]
+    )
+    assert os.readlink(tmp_path / CURRENT) == f"{SNAPSHOTS}/{names[2]}"
+    assert current_snapshot(tmp_path, storage).name == names[2]
     assert sorted(p.name for p in tmp_path.iterdir()) == [CURRENT, SNAPSHOTS]
 
 

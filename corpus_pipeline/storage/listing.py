@@ -11,10 +11,13 @@ file of the input whatever its suffix, so `head -3` of a listing is a slice of a
 from __future__ import annotations
 
 import fnmatch
+import glob
 import gzip
+import os
 import re
+from collections.abc import Callable
 
-from corpus_pipeline.storage.storage import Storage, is_object_uri, split_uri
+from corpus_pipeline.storage.storage import S3_SCHEME, Storage, is_object_uri, split_uri
 
 PATHS_LISTING_SUFFIXES = (".paths", ".paths.gz")
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
@@ -30,6 +33,42 @@ def has_suffix(name: str, suffixes: tuple[str, ...]) -> bool:
     return name.endswith(tuple(s for s in suffixes if "*" not in s)) or any(
         fnmatch.fnmatchcase(name, "*" + s) for s in suffixes if "*" in s
     )
+
+
+def matching_files(
+    storage: Storage, argument: str, suffixes: tuple[str, ...], kinds: str, enters: Callable[[str], bool]
+) -> list[str]:
+    """The files an `--input` argument names, local or objects: a file or an object whatever its
+    suffix; a folder or prefix, its files with one of `suffixes` in folders whose names `enters`
+    accepts; a glob, what it matches. FileNotFoundError, naming `kinds`, when it names nothing."""
+    if is_object_uri(argument):
+        named = _GLOB_CHARACTERS.split(argument, maxsplit=1)[0].rpartition("/")[0]
+        matches = [uri for uri in matching_objects(storage, argument, suffixes) if _entered(uri, named, enters)]
+        if not matches:
+            raise FileNotFoundError(f"--input {argument}: no such object, or no {kinds} objects under it")
+        return matches
+    if os.path.isdir(argument):
+        return _walk(argument, suffixes, enters)
+    if os.path.isfile(argument):
+        return [argument]
+    matches = [m for m in glob.glob(argument, recursive=True) if os.path.isfile(m)]
+    if not matches:
+        raise FileNotFoundError(f"--input {argument}: no such file, directory or matching glob")
+    return matches
+
+
+def _entered(uri: str, named: str, enters: Callable[[str], bool]) -> bool:
+    """Whether every folder of `uri` below the prefix the argument `named` is one to enter."""
+    below = uri[len(named) :] if uri.startswith(named + "/") else uri[len(S3_SCHEME) :].partition("/")[2]
+    return all(enters(folder) for folder in below.split("/")[1:-1])
+
+
+def _walk(folder: str, suffixes: tuple[str, ...], enters: Callable[[str], bool]) -> list[str]:
+    found = []
+    for root, folders, names in os.walk(folder):
+        folders[:] = sorted(name for name in folders if enters(name))
+        found += [os.path.join(root, name) for name in names if has_suffix(name, suffixes) and not name.startswith(".")]
+    return found
 
 
 def matching_objects(storage: Storage, argument: str, suffixes: tuple[str, ...]) -> list[str]:

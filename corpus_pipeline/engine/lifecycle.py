@@ -142,7 +142,20 @@ def _run_claimed(stages, source, dirs, executor, engine: EngineConfig, storage: 
     start = next((i + 1 for i in range(first - 1, -1, -1) if done[i] and dirs[i].kept_here()), 0)
     reused = [StageResult(d.output, d.done_stats(), skipped=True) for d in dirs[:start]]
     chain_input = source if start == 0 else dirs[start - 1].output
-    return reused + _run_tasks(stages[start:], chain_input, dirs[start:], write_kept[start:], executor, engine, storage)
+    try:
+        ran = _run_tasks(stages[start:], chain_input, dirs[start:], write_kept[start:], executor, engine, storage)
+    except Exception:
+        _abandon_unless_resumable(dirs[start:])
+        raise
+    return reused + ran
+
+
+def _abandon_unless_resumable(dirs) -> None:
+    """A stage that failed before any task committed leaves nothing behind; one with committed
+    tasks keeps them, for the rerun to reuse."""
+    if not dirs[-1].has_committed_tasks():
+        for stage_dir in dirs:
+            stage_dir.abandon()
 
 
 def _run_tasks(stages, source, dirs: list[StageDir], write_kept, executor, engine, storage) -> list[StageResult]:
@@ -235,8 +248,12 @@ def run_global(
         work = stage_dir.global_work()
         try:
             marker = stage.run(input_dir, work, executor) or {}
-        except StageRefusedError:
+        except StageRefusedError:  # the same config is refused again: nothing of it is reusable
             stage_dir.abandon(work)
+            raise
+        except Exception:
+            if not stage_dir.has_committed_tasks():
+                stage_dir.abandon(work)
             raise
         local = work.local_dir(stage.name) if stage_dir.tasks_share_work or stage.uses_local_dir else None
         for committed in sorted((local / COMMITTED_DIR).glob("*")) if local is not None else []:

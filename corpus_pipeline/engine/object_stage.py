@@ -166,6 +166,10 @@ class ObjectStageDir(StageStore):
         if work is not None:
             work.close()
 
+    def has_committed_tasks(self) -> bool:
+        """Whether a rerun could reuse work of this attempt: a commit record in its area."""
+        return bool(self.storage.list_under(join(self.work, TASKS)))
+
     # What the lifecycle asks of a placement (StageDir answers the same calls).
     tasks_share_work = False  # tasks commit records; their files are uploaded, never shared
 

@@ -161,6 +161,10 @@ class StageDir(StageStore):
         refused again), so nothing is left behind."""
         shutil.rmtree(self.work, ignore_errors=True)
 
+    def has_committed_tasks(self) -> bool:
+        """Whether a rerun could reuse work of this attempt: a task committed or distributed."""
+        return any(any((self.work / folder).glob("*")) for folder in (COMMITTED_DIR, STATS_DIR))
+
     # What the lifecycle asks of a placement (ObjectStageDir answers the same calls).
     tasks_share_work = True  # a global stage's tasks commit into the work directory itself
 

@@ -44,8 +44,9 @@ def test_fineweb_style_parquet_maps_its_columns(tmp_path):
          "dump": "CC-MAIN-2024-22", "language": d["language"], "token_count": 7}
         for n, d in enumerate(docs)
     ]  # fmt: skip
-    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "000_00000.parquet")
-    result = ingest([tmp_path], tmp_path / "out", "ingest.source=fineweb", "ingest.domain=web")
+    (tmp_path / "in").mkdir()
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "in" / "000_00000.parquet")
+    result = ingest([tmp_path / "in"], tmp_path / "out", "ingest.source=fineweb", "ingest.domain=web")
     out = kept(result, ["id", "text", "url", "date", "dump", "language", "source", "domain"])
     assert out == [
         {k: r[k] for k in ("id", "text", "url", "date", "dump", "language")} | {"source": "fineweb", "domain": "web"}

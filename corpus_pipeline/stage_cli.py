@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from corpus_pipeline.cli_options import add_runner_options
+from corpus_pipeline.cli_options import add_many, add_runner_options
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.engine.registry import STAGES, StageSpec, previous_documents_stage
 from corpus_pipeline.engine.stage_dir import Location, MissingInputError, child, location, read_success
@@ -33,15 +33,20 @@ def register(verbs) -> dict[str, argparse.ArgumentParser]:
     for spec in STAGES:
         parser = verbs.add_parser(spec.name, help=spec.help)
         names = ("--input", "--seeds") if spec.input == "seeds" else ("--input",)
-        many = "+" if spec.input in ("files", "datasets") or spec.many_inputs else None
         help_text = _INPUT_HELP[spec.input]
         if spec.many_inputs:  # dedup and mix read several stages (a run's sources) as one corpus
             help_text = "one or more stage output directories, read as one corpus (--run-dir: the previous stage's)"
-        parser.add_argument(*names, dest="input", nargs=many, help=help_text)
+        if spec.input in ("files", "datasets") or spec.many_inputs:
+            add_many(parser, *names, dest="input", help=help_text)
+        else:
+            parser.add_argument(*names, dest="input", help=help_text)
         parser.add_argument("--output", type=_location, help="the stage directory to write (a path or s3://...)")
         parser.add_argument("--run-dir", type=_location, help="take --input and --output from this run directory")
         for option in spec.options:
-            parser.add_argument(option.flag, help=option.help, nargs="+" if option.many else None)
+            if option.many:
+                add_many(parser, option.flag, help=option.help)
+            else:
+                parser.add_argument(option.flag, help=option.help)
         add_runner_options(parser, spec.default_runner)
         parser.set_defaults(handler=run_stage_verb, stage=spec.name)
         parsers[spec.name] = parser

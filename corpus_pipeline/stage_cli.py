@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from corpus_pipeline.cli_options import add_many, add_runner_options
@@ -18,7 +17,7 @@ from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.engine.registry import STAGES, StageSpec, previous_documents_stage
 from corpus_pipeline.engine.stage_dir import Location, MissingInputError, child, location, read_success
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK = 0
 _INPUT_HELP = {
     "files": "WARC/WET/ARC files, globs or directories (--run-dir: default <data_root>/crawl)",
     "datasets": "dataset files (.jsonl[.gz|.zst], .parquet, .txt, .xml[.bz2]), globs or directories",
@@ -136,12 +135,9 @@ def run_stage_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.summary import format_funnel
 
     spec = stage_spec(args.stage)
-    try:
-        config = _with_option_overrides(args, spec, config)
-        source, output, options = resolve_paths(args, spec, config)
-    except UsageError as error:
-        print(f"corpus-pipeline {error}", file=sys.stderr)
-        return EXIT_USAGE
+    # A UsageError or ConfigError here is exit 2 (cli.main maps every failure: corpus_pipeline/failures.py).
+    config = _with_option_overrides(args, spec, config)
+    source, output, options = resolve_paths(args, spec, config)
     result = run_stage(spec.name, source, output, config, make_executor(config, args.runner), **options)
     print(format_funnel([result.stats], {result.stats.stage} if result.skipped else set()))
     print(f"{result.stats.stage}: {result.output}")

@@ -6,6 +6,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from corpus_pipeline import failures
 from corpus_pipeline.config import SparkConfig
 
 T = TypeVar("T")
@@ -26,6 +27,7 @@ class LocalExecutor:
         self.spark_config = spark_config or SparkConfig()
 
     def map_tasks(self, function: Callable[[T], R], tasks: Sequence[T], label: str) -> list[R]:
+        failures.work_started()
         results = []
         for number, task in enumerate(tasks, 1):
             results.append(function(task))

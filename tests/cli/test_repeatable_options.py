@@ -32,8 +32,16 @@ MULTI_VALUE = _multi_value_options()
 
 def test_the_cli_has_the_multi_value_options_the_issue_names():
     ids = {param.id for param in MULTI_VALUE}
-    for expected in ("decontaminate --eval", "extract --input", "dedup --input", "mix --input", "ingest --input",
-                     "quality train-classifier --positive", "run --set", "report --set"):
+    for expected in (
+        "decontaminate --eval",
+        "extract --input",
+        "dedup --input",
+        "mix --input",
+        "ingest --input",
+        "quality train-classifier --positive",
+        "run --set",
+        "report --set",
+    ):
         assert expected in ids
 
 
@@ -54,8 +62,8 @@ def _minimal_argv(path: tuple[str, ...], parser: argparse.ArgumentParser, skip: 
 def test_a_repeated_option_accumulates(path, action):
     parser = dict(_verb_parsers(build_parser()))[path]
     flag = action.option_strings[0]
-    first, second, third = ("a=1", "b=2", "c=3") if action.dest.endswith("overrides") or flag == "--label" else (
-        "a", "b", "c"
+    first, second, third = (
+        ("a=1", "b=2", "c=3") if action.dest.endswith("overrides") or flag == "--label" else ("a", "b", "c")
     )
     repeated = [flag, first, flag, second]
     if action.nargs in ("+", "*"):
@@ -64,4 +72,4 @@ def test_a_repeated_option_accumulates(path, action):
     args = build_parser().parse_args(argv)
     value = [str(item) for item in getattr(args, action.dest)]
     expected = [first, second, third] if action.nargs in ("+", "*") else [first, second]
-    assert [v.rstrip("/") for v in value][-len(expected):] == expected
+    assert [v.rstrip("/") for v in value][-len(expected) :] == expected

@@ -42,7 +42,8 @@ class RunFigures:
     final_stage: str | None = None  # the last document stage that finished
     languages_detected: Bars | None = None  # every document langid saw
     languages_final: Bars | None = None
-    domains: Bars | None = None
+    domains: Bars | None = None  # the `domain` column
+    hosts: Bars | None = None  # URL hosts
     quality_histograms: list[Histogram] | None = None
     quality_not_computed: list[str] = field(default_factory=list)  # signals null for every document
     clusters: Bars | None = None
@@ -95,8 +96,8 @@ def profile_of(stages: dict[str, StageRun]) -> Profile:
     final = corpus.final_corpus(stages)
     if final is not None and _langid_runs(stages):
         profile.language_counts = corpus.language_counts(final)
-    if final is not None:
-        profile.domain_counts = corpus.domain_counts(final)
+    if final is not None:  # drift compares URL hosts (report.drift.domain_share), as before
+        profile.domain_counts = corpus.host_counts(final)
     if shards_stage(stages).done:
         manifest = tokens.manifest_of(shards_stage(stages))
         distribution = tokens.token_distribution(shards_stage(stages), manifest)
@@ -143,9 +144,11 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
             detected.update(run.stats.extra.get("languages", {}))
         figures.languages_detected = Bars("languages detected (every document langid saw)", ranked(detected))
         figures.languages_final = Bars(f"languages of the final corpus ({final.name})", ranked(profile.language_counts))
-    if profile.domain_counts is not None:
-        domains = top_with_other(profile.domain_counts, report.top_domains)
-        figures.domains = Bars(f"domains of the final corpus ({final.name})", domains)
+    if final is not None:
+        domains = top_with_other(corpus.domain_counts(final), report.top_domains)
+        figures.domains = Bars(f"domains of the final corpus ({final.name}, the domain column)", domains)
+        hosts = top_with_other(profile.domain_counts, report.top_domains)
+        figures.hosts = Bars(f"URL hosts of the final corpus ({final.name})", hosts)
     if stages["quality"].done:
         figures.quality_histograms, figures.quality_not_computed = quality_histograms(
             stages["quality"], config.quality, report.histogram_bins

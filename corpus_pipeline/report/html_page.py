@@ -57,7 +57,12 @@ def _mb(nbytes: int) -> str:
 def _figure(plot: Bars | Histogram, notes: list[str] = ()) -> str:
     chart = bar_chart(plot) if isinstance(plot, Bars) else histogram_chart(plot)
     notes_html = f'<div class="notes">{escape("; ".join(notes))}</div>' if notes else ""
-    return f'<figure class="plot"><figcaption>{escape(plot.title)}</figcaption>{chart}{notes_html}</figure>'
+    # What the chart counts, for a reader's script or test to tell an empty chart from a drawn one.
+    kept = f' data-kept="{sum(plot.series.get("kept", [])):g}"' if isinstance(plot, Histogram) else ""
+    return (
+        f'<figure class="plot" data-drawn="{plot.total:g}"{kept}><figcaption>{escape(plot.title)}</figcaption>'
+        f"{chart}{notes_html}</figure>"
+    )
 
 
 def _not_run(stage: str) -> str:
@@ -135,8 +140,9 @@ def _languages(figures: RunFigures) -> str:
         parts = [_not_run("langid")]
     else:
         parts = [_figure(figures.languages_detected), _figure(figures.languages_final)]
-    if figures.domains is not None:
-        parts.append(_figure(figures.domains))
+    for chart in (figures.domains, figures.hosts):
+        if chart is not None:
+            parts.append(_figure(chart))
     return "".join(parts)
 
 

@@ -305,8 +305,9 @@ def _gates(figures: RunFigures) -> str:
     verdict = '<span class="pass">PASSED</span>' if report.passed else '<span class="fail">FAILED</span>'
     rows = []
     for gate in report.gates:
-        value = "not measured" if gate.value is None else f"{gate.value:.4f}"
-        cell = '<span class="pass">pass</span>' if gate.passed else '<span class="fail">FAIL</span>'
+        value = "-" if gate.value is None else f"{gate.value:.4f}"
+        css = {"pass": "pass", "FAIL": "fail"}.get(gate.verdict, "not-run")
+        cell = f'<span class="{css}">{gate.verdict}</span>'
         rows.append((gate.language, gate.name, value, gate.bound, cell))
     parts = [f"<p>Gates over {escape(str(report.corpus))} ({report.documents:,} documents): {verdict}</p>"]
     if not report.documents:

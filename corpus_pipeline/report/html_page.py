@@ -235,10 +235,13 @@ def _dedup(figures: RunFigures) -> str:
         return _not_run("dedup")
     dedup = figures.stages["dedup"].stats
     reasons = ", ".join(f"{reason} {n:,}" for reason, n in sorted(dedup.dropped.items())) or "none"
-    summary = (
-        f"<p>Duplicate rate {figures.duplicate_rate:.2%}: {sum(dedup.dropped.values()):,} of "
-        f"{dedup.docs_in:,} documents dropped ({escape(reasons)}).</p>"
-    )
+    if figures.duplicate_rate is None:  # no document reached dedup: a normal outcome, said so
+        summary = "<p>No documents reached dedup.</p>"
+    else:
+        summary = (
+            f"<p>Duplicate rate {figures.duplicate_rate:.2%}: {sum(dedup.dropped.values()):,} of "
+            f"{dedup.docs_in:,} documents dropped ({escape(reasons)}).</p>"
+        )
     return summary + _figure(figures.clusters, ["a kept document stands for its cluster; size 1: no duplicate"])
 
 

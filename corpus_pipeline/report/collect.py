@@ -8,7 +8,7 @@ and shards. Nothing here formats anything.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
@@ -20,7 +20,7 @@ from corpus_pipeline.report.bars import Bars, ranked, top_with_other
 from corpus_pipeline.report.decontam_figures import DecontaminationFigures, decontamination_figures
 from corpus_pipeline.report.drift import DriftCheck, Profile, compare
 from corpus_pipeline.report.examples import ExampleGroup, Redactor, borderline_kept, stage_examples
-from corpus_pipeline.report.funnel import FunnelRow, funnel_rows
+from corpus_pipeline.report.funnel import FunnelRow, funnel_rows, text_bytes_per_token
 from corpus_pipeline.report.histogram import Histogram
 from corpus_pipeline.report.quality_figures import quality_histograms
 from corpus_pipeline.report.run_dir import DOCUMENT_STAGES, StageRun, read_run
@@ -169,11 +169,23 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         figures.min_shares = dict(config.nightly.min_shares)
     if final is not None:
         figures.groups = group_tables(final, shards)
-    figures.source_funnels = source_funnels(source_runs(run_dir))
-    # A run of pipeline.sources ran extract, ingest, langid... in its sources: not "not run" here.
+    figures.source_funnels = source_funnels(source_runs(run_dir), text_bytes_per_token(stages["tokenize"]))
+    # A run of pipeline.sources ran extract, ingest, langid... in its sources: not "not run" here,
+    # and the funnel runs from each source's first stage ("web/extract") through dedup to the shards.
     in_sources = {row.stage for funnel in figures.source_funnels.values() for row in funnel}
     funnel = figures.funnel
-    figures.funnel = [row for row in funnel if row.done or not (row.stage in in_sources or _replaced(row, funnel))]
+    sources_read = any(_ROLES.get(stage) == "source" for stage in in_sources)  # extract or ingest there
+
+    def shown(row: FunnelRow) -> bool:
+        read_in_sources = sources_read and _ROLES.get(row.stage) == "source"
+        return row.done or not (row.stage in in_sources or read_in_sources or _replaced(row, funnel))
+
+    funnel = [row for row in funnel if shown(row)]
+    from_sources = [
+        replace(row, stage=f"{name}/{row.stage}") for name, rows in figures.source_funnels.items() for row in rows
+    ]
+    at = next((n for n, row in enumerate(funnel) if row.stage not in in_sources and row.stage != "crawl"), 0)
+    figures.funnel = funnel[:at] + from_sources + funnel[at:]
     if stages["decontaminate"].done:
         redactor = Redactor(config.pii, config.report.example_chars)
         count = config.report.examples_per_rule

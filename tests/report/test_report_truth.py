@@ -64,3 +64,20 @@ def test_the_domain_chart_uses_the_domain_column_and_the_host_chart_says_hosts(r
     assert "en.example.org" in hosts and "news.example.cn" in hosts
     domains = page[page.index("the domain column") :].split("</figure>")[0]
     assert "en.example.org" not in domains
+
+
+def test_a_sources_run_funnel_starts_at_each_source_first_stage(report_run, tmp_path):  # noqa: F811
+    """pipeline.sources: the sources' extract, langid and normalize lead the funnel into dedup."""
+    run = tmp_path / "sources_run"
+    for stage in ("01_extract", "02_langid", "03_normalize"):
+        shutil.copytree(report_run / stage, run / "sources" / "web" / stage)
+    for stage in ("04_dedup", "05_pii", "06_quality", "07_decontaminate", "tokenizer", "tokens"):
+        shutil.copytree(report_run / stage, run / stage)
+    result = write_report(run, config())
+    stages = [row.stage for row in result.figures.funnel]
+    assert stages == ["web/extract", "web/langid", "web/normalize", "dedup", "pii", "quality", "decontaminate",
+                      "tokenize"]  # fmt: skip
+    page = result.path.read_text(encoding="utf-8")
+    assert "Not run:" not in page[page.index("Run directory:") :].split("</p>")[0]
+    funnel = page[page.index('<section id="funnel">') :].split("</section>")[0]
+    assert "<td>web/extract</td>" in funnel and "web/langid: language_not_allowed" in funnel

@@ -125,8 +125,9 @@ def _examples(stages: dict[str, StageRun], config: PipelineConfig) -> list[Examp
 def _gates(figures: RunFigures, config: PipelineConfig) -> None:
     if not figures.stages["quality"].done:
         return
+    final = corpus.final_corpus(figures.stages)  # by its _SUCCESS, whatever its directory is called
     try:
-        figures.gates = evaluate_corpus_gates(figures.run_dir, config)
+        figures.gates = evaluate_corpus_gates(final.directory, config)
     except (FileNotFoundError, ValueError) as error:
         figures.gates_error = str(error)
 

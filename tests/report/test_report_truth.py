@@ -48,12 +48,17 @@ def test_every_figure_whose_stage_kept_documents_is_drawn(report_run, tmp_path):
 def test_a_report_over_stages_in_directories_of_any_name(report_run, tmp_path):  # noqa: F811
     run = tmp_path / "verbs"
     run.mkdir()
-    for source, name in (("01_extract", "extracted"), ("02_langid", "lang"), ("03_normalize", "norm")):
+    named = {"01_extract": "extracted", "02_langid": "lang", "03_normalize": "norm", "04_dedup": "dd",
+             "05_pii": "p", "06_quality": "q"}  # fmt: skip
+    for source, name in named.items():
         shutil.copytree(report_run / source, run / name)
-    page = write_report(run, config()).path.read_text(encoding="utf-8")
+    result = write_report(run, config())
+    page = result.path.read_text(encoding="utf-8")
     summary = page[page.index("Run directory:") :].split("</p>")[0]
-    assert "Not run:" in summary and "langid" not in summary and "extract," not in summary
-    assert "normalize" not in summary.split("Not run:")[1]
+    missing = summary.split("Not run:")[1]
+    assert all(stage not in missing for stage in ("extract,", "langid", "normalize", "dedup", "pii", "quality"))
+    assert result.figures.gates is not None and result.figures.gates.corpus == run / "q"  # gates over `q`
+    assert result.figures.gates.documents > 0
 
 
 def test_the_domain_chart_uses_the_domain_column_and_the_host_chart_says_hosts(report_run, tmp_path):  # noqa: F811

@@ -106,18 +106,8 @@ def _funnel(figures: RunFigures) -> str:
                 reasons,
             )
         )
-    header = (
-        "stage",
-        "docs in",
-        "kept",
-        "dropped",
-        "MB in",
-        "MB kept",
-        "tokens in",
-        "tokens out",
-        "seconds",
-        "drop reasons",
-    )
+    header = ("stage", "docs in", "kept", "dropped", "MB in", "MB kept", "tokens in", "tokens out", "seconds")
+    header += ("drop reasons",)
     parts = [_table(header, rows)]
     per_token = text_bytes_per_token(figures.stages["tokenize"])
     if per_token:

@@ -24,11 +24,11 @@ class LocalExecutor:
         if not tasks:
             return []
         failures.work_started()
-        progress = Progress(label, len(tasks), self.progress_seconds)
         results = []
-        for task in tasks:
-            results.append(function(task))
-            progress.advance(results[-1])
+        with Progress(label, len(tasks), self.progress_seconds) as progress:
+            for task in tasks:
+                results.append(function(task))
+                progress.advance(results[-1])
         return results
 
     def session(self):

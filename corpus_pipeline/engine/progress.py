@@ -1,13 +1,15 @@
 """Progress of a stage's tasks under the local runner (Spark shows its own bar and UI).
 
 On a terminal: one line rewritten after every task, "quality: 12/40 tasks, 1,850 docs/s, 2 min
-left". Not a terminal (cron's log, `tee`): a plain line at most every `interval` seconds, and one
-at the end, so a six-hour stage says where it is without filling the log (30 s: 720 lines).
+left". Not a terminal (cron's log, `tee`): a plain line every `interval` seconds, also while one
+long task runs (a heartbeat thread), and one at the end, so a six-hour stage says where it is
+without filling the log (30 s: 720 lines).
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import TextIO
@@ -31,7 +33,8 @@ def _duration(seconds: float) -> str:
 
 
 class Progress:
-    """`advance(result)` after each task; `line()` is what is shown."""
+    """`with Progress(...) as progress:`, then `advance(result)` after each task; `line()` is what
+    is shown."""
 
     def __init__(
         self,
@@ -48,6 +51,30 @@ class Progress:
         self.started = self.last_line = clock()
         self.done = 0
         self.documents: int | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
+
+    def __enter__(self) -> Progress:
+        if not self.live:
+            self._beat = threading.Thread(target=self._heartbeat, name=f"progress {self.label}", daemon=True)
+            self._beat.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._beat is not None:
+            self._beat.join()
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self.interval):
+            with self._lock:
+                if self.done < self.total and self.clock() - self.last_line >= self.interval * 0.99:
+                    self._print_line()
+
+    def _print_line(self) -> None:
+        print(self.line(), file=self.stream, flush=True)
+        self.last_line = self.clock()
 
     def line(self) -> str:
         elapsed = max(self.clock() - self.started, 1e-9)
@@ -61,14 +88,13 @@ class Progress:
         return ", ".join(parts)
 
     def advance(self, result=None) -> None:
-        self.done += 1
-        documents = task_documents(result)
-        if documents is not None:
-            self.documents = (self.documents or 0) + documents
-        finished = self.done == self.total
-        now = self.clock()
-        if self.live:
-            print(f"\r{self.line()}\033[K", end="\n" if finished else "", file=self.stream, flush=True)
-        elif finished or now - self.last_line >= self.interval:
-            print(self.line(), file=self.stream, flush=True)
-            self.last_line = now
+        with self._lock:
+            self.done += 1
+            documents = task_documents(result)
+            if documents is not None:
+                self.documents = (self.documents or 0) + documents
+            finished = self.done == self.total
+            if self.live:
+                print(f"\r{self.line()}\033[K", end="\n" if finished else "", file=self.stream, flush=True)
+            elif finished or self.clock() - self.last_line >= self.interval:
+                self._print_line()

@@ -72,3 +72,16 @@ def test_the_local_executor_reports_progress_per_stage(tmp_path, capsys):
     run_stage("normalize", documents, tmp_path / "out", PipelineConfig(), executor)
     lines = [line for line in capsys.readouterr().err.splitlines() if "tasks" in line]
     assert len(lines) == 1 and lines[0].startswith("normalize: 3/3 tasks, ") and "docs/s, done in" in lines[0]
+
+
+def test_a_log_hears_from_a_long_task_every_interval_while_it_runs():
+    """One task of many minutes: the heartbeat writes the line every interval meanwhile."""
+    import time
+
+    log = io.StringIO()
+    with Progress("extract", 2, 0.05, log) as progress:
+        time.sleep(0.4)  # the first task, still running: about 8 heartbeats
+        progress.advance(None)
+    lines = log.getvalue().splitlines()
+    assert 4 <= sum(line == "extract: 0/2 tasks" for line in lines) <= 9
+    assert all(line.startswith("extract: ") for line in lines)

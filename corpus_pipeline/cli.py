@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from pathlib import Path
 
-from corpus_pipeline import stage_cli
+from corpus_pipeline import failures, stage_cli
 from corpus_pipeline.cli_options import add_runner_options
-from corpus_pipeline.config import ConfigError, PipelineConfig, load_config
+from corpus_pipeline.config import PipelineConfig, load_config
+from corpus_pipeline.pipeline import exit_codes
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = exit_codes.SUCCESS, exit_codes.ERROR, exit_codes.USAGE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,6 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="corpus-pipeline",
         description="Web crawls to clean, deduplicated, tokenized pretraining corpora, on Spark. "
         "Each verb runs one stage; `corpus-pipeline VERB --help` for its options.",
+        epilog=exit_codes.describe() + "\n\n--debug (anywhere on the line): the traceback of a failure too",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     verbs = parser.add_subparsers(dest="verb", required=True)
     stage_parsers = stage_cli.register(verbs)
@@ -94,37 +98,27 @@ def _run_eval(args, config: PipelineConfig) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from corpus_pipeline.engine.output_guard import OutputRefusedError
-    from corpus_pipeline.pipeline.exit_codes import LOCKED
-    from corpus_pipeline.storage import StorageAccessError
+    """Run one verb; every failure is an exit code (pipeline/exit_codes.py) and one line on stderr."""
     from corpus_pipeline.storage import configure as configure_storage
-    from corpus_pipeline.storage.locks import LockHeld
 
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv  # anywhere on the line: `corpus-pipeline run --debug` as well
+    args = build_parser().parse_args([a for a in argv if a != "--debug"])
+    failures.reset(debug)
     try:
         config = load_config(args.config, args.overrides)
-    except (ConfigError, OSError) as error:
-        print(f"corpus-pipeline: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    configure_storage(config.storage)
-    try:
+        configure_storage(config.storage)
         handler = getattr(args, "handler", None)
         if handler is not None:
             return handler(args, config)
         if args.verb == "demo":
             return _run_demo(args, config)
         return _run_eval(args, config)
-    # ConfigError: a source's own config, checked as it starts; StorageAccessError: a missing bucket
-    # or refused credentials, found while listing the input, before any task runs.
-    except (OutputRefusedError, ConfigError, StorageAccessError) as error:
-        print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except LockHeld as error:  # another command writes that output: try again when it is done
-        print(f"corpus-pipeline {args.verb}: {error}; this command did nothing (exit {LOCKED})", file=sys.stderr)
-        return LOCKED
-    except (FileNotFoundError, ValueError) as error:
-        print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
-        return EXIT_ERROR
+    except Exception as error:  # noqa: BLE001 - every failure becomes its exit code and one line
+        if debug:
+            traceback.print_exc()
+        print(f"corpus-pipeline {args.verb}: {failures.one_line(error)}", file=sys.stderr)
+        return failures.exit_code(error)
 
 
 if __name__ == "__main__":

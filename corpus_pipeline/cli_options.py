@@ -7,6 +7,13 @@ import argparse
 from corpus_pipeline.engine.registry import RUNNERS
 
 
+def add_many(parser: argparse.ArgumentParser, *flags: str, **options) -> argparse.Action:
+    """An option that takes several values and accumulates when repeated: `--eval a --eval b c`
+    is [a, b, c]. (argparse's plain `nargs="+"` keeps only the last occurrence, so the first
+    `--eval humaneval` of two was dropped without a word.) Every multi-value option is made here."""
+    return parser.add_argument(*flags, nargs="+", action="extend", **options)
+
+
 def add_config_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="YAML config (configs/demo.yaml); defaults apply without one")
     parser.add_argument(

@@ -10,15 +10,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from corpus_pipeline.cli_options import add_runner_options
+from corpus_pipeline.cli_options import add_many, add_runner_options
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.engine.registry import STAGES, StageSpec, previous_documents_stage
 from corpus_pipeline.engine.stage_dir import Location, MissingInputError, child, location, read_success
 
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK = 0
 _INPUT_HELP = {
     "files": "WARC/WET/ARC files, globs or directories (--run-dir: default <data_root>/crawl)",
     "datasets": "dataset files (.jsonl[.gz|.zst], .parquet, .txt, .xml[.bz2]), globs or directories",
@@ -33,15 +32,20 @@ def register(verbs) -> dict[str, argparse.ArgumentParser]:
     for spec in STAGES:
         parser = verbs.add_parser(spec.name, help=spec.help)
         names = ("--input", "--seeds") if spec.input == "seeds" else ("--input",)
-        many = "+" if spec.input in ("files", "datasets") or spec.many_inputs else None
         help_text = _INPUT_HELP[spec.input]
         if spec.many_inputs:  # dedup and mix read several stages (a run's sources) as one corpus
             help_text = "one or more stage output directories, read as one corpus (--run-dir: the previous stage's)"
-        parser.add_argument(*names, dest="input", nargs=many, help=help_text)
+        if spec.input in ("files", "datasets") or spec.many_inputs:
+            add_many(parser, *names, dest="input", help=help_text)
+        else:
+            parser.add_argument(*names, dest="input", help=help_text)
         parser.add_argument("--output", type=_location, help="the stage directory to write (a path or s3://...)")
         parser.add_argument("--run-dir", type=_location, help="take --input and --output from this run directory")
         for option in spec.options:
-            parser.add_argument(option.flag, help=option.help, nargs="+" if option.many else None)
+            if option.many:
+                add_many(parser, option.flag, help=option.help)
+            else:
+                parser.add_argument(option.flag, help=option.help)
         add_runner_options(parser, spec.default_runner)
         parser.set_defaults(handler=run_stage_verb, stage=spec.name)
         parsers[spec.name] = parser
@@ -131,12 +135,9 @@ def run_stage_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.summary import format_funnel
 
     spec = stage_spec(args.stage)
-    try:
-        config = _with_option_overrides(args, spec, config)
-        source, output, options = resolve_paths(args, spec, config)
-    except UsageError as error:
-        print(f"corpus-pipeline {error}", file=sys.stderr)
-        return EXIT_USAGE
+    # A UsageError or ConfigError here is exit 2 (cli.main maps every failure: corpus_pipeline/failures.py).
+    config = _with_option_overrides(args, spec, config)
+    source, output, options = resolve_paths(args, spec, config)
     result = run_stage(spec.name, source, output, config, make_executor(config, args.runner), **options)
     print(format_funnel([result.stats], {result.stats.stage} if result.skipped else set()))
     print(f"{result.stats.stage}: {result.output}")

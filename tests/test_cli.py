@@ -6,7 +6,7 @@ import json
 
 from conftest import html_page, shared_data, write_warc
 
-from corpus_pipeline.cli import EXIT_ERROR, EXIT_OK, EXIT_USAGE, main
+from corpus_pipeline.cli import EXIT_OK, EXIT_USAGE, main
 
 ARTICLE = "<p>" + "Engineers finished the new bridge over the river two months ahead of schedule. " * 5 + "</p>"
 
@@ -41,14 +41,14 @@ def test_missing_input_is_a_clear_error(tmp_path, capsys):
     code = main(
         ["extract", "--input", str(tmp_path / "nothing*.warc.gz"), "--output", str(tmp_path / "o"), "--runner", "local"]
     )
-    assert code == EXIT_ERROR
+    assert code == EXIT_USAGE  # refused before anything ran
     assert "no such file" in capsys.readouterr().err
 
 
 def test_an_unfinished_input_stage_is_refused(tmp_path, capsys):
     (tmp_path / "half").mkdir()
     code = main(["langid", "--input", str(tmp_path / "half"), "--output", str(tmp_path / "o"), "--runner", "local"])
-    assert code == EXIT_ERROR
+    assert code == EXIT_USAGE
     assert "did not finish" in capsys.readouterr().err
 
 

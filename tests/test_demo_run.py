@@ -3,11 +3,13 @@ Daily as JSON lines, the whole pipeline over the three sources to mixed shards, 
 reuses it all."""
 
 import json
+import re
 import socket
 
 import pyarrow.parquet as pq
 import pytest
 from conftest import PROJECT_ROOT
+from report_browser import find_chromium, load_figures
 
 from corpus_pipeline.config import load_config
 from corpus_pipeline.demo_run import DEMO_NEWS_ARTICLES, run_demo
@@ -56,6 +58,19 @@ def test_demo_crawls_runs_every_stage_and_reruns_as_a_no_op(spark, tmp_path):
     assert training.notes["steps"] == 20 and training.notes["val_loss"] < 9.0
     page = result.outcomes["report"].output.read_text(encoding="utf-8")
     assert page.count("<svg") > 10 and "<td>peoples_daily</td><td>30.0%</td>" in page
+    # Quality ran fused (its documents are in 07_decontaminate): every histogram still draws them.
+    kept = [float(n) for n in re.findall(r'<figure class="plot" data-drawn="[^"]*" data-kept="([^"]*)"', page)]
+    assert len(kept) >= 20 and min(kept) > 0
+    empty = re.findall(r'<figure class="plot" data-drawn="0"[^>]*><figcaption>([^<]*)', page)
+    # Every figure draws something but PII's: the demo's text holds none (every pii_*_count column
+    # sums to 0 over the 836 documents pii kept), so its charts show each type looked for at 0.
+    assert empty == ["PII matches by type", "documents with a match, by type"], empty
     rerun = run_demo(config, "spark", port=port)
     ran = {o.status for name, o in rerun.outcomes.items() if name not in ("gates", "report")}
     assert ran <= {"reused", "not needed"} and "reused" in ran
+    if find_chromium() is not None:  # the demo's page as a browser draws it (make test installs chromium)
+        _, console, figures = load_figures(result.outcomes["report"].output, tmp_path / "profile")
+        assert console == []
+        no_bars = [caption for caption, _, bars, _ in figures if bars == 0]
+        assert no_bars == ["PII matches by type", "documents with a match, by type"], no_bars
+        assert [caption for caption, _, _, kept in figures if kept == 0] == []  # every histogram draws kept

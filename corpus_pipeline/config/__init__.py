@@ -123,15 +123,33 @@ def apply_override(raw: dict, assignment: str) -> None:
         node = node.setdefault(part, {})
         if not isinstance(node, dict):
             raise ConfigError(f"--set {key}: {part!r} is not a section")
-    node[leaf] = yaml.safe_load(value)
+    try:
+        node[leaf] = yaml.safe_load(value)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"--set {key.strip()}: {value!r} is not a YAML value: {_yaml_problem(error)}") from None
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """PyYAML's message on one line, with the line and column where it has them."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    return f"{problem} (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else problem
 
 
 def read_raw_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> dict:
     """The YAML mapping at `path` (empty without one) with `overrides` applied, not yet validated."""
     raw: dict = {}
     if path is not None:
-        text = Path(path).read_text(encoding="utf-8")
-        raw = yaml.safe_load(text) or {}
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise ConfigError(f"{path}: not UTF-8 text (byte {error.start}: {error.reason})") from None
+        except OSError as error:
+            raise ConfigError(f"{path}: {error.strerror or error}") from None
+        try:
+            raw = yaml.safe_load(text) or {}
+        except yaml.YAMLError as error:
+            raise ConfigError(f"{path}: not valid YAML: {_yaml_problem(error)}") from None
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: expected a mapping at the top level")
     for assignment in overrides:

@@ -16,3 +16,6 @@ class EngineConfig(Strict):
     # Consecutive document stages run in one pass and only the last writes kept documents; true
     # writes every stage's kept documents as well (to rerun from the middle of a chain, or inspect).
     write_intermediate: bool = False
+    # Under the local runner, when stderr is not a terminal (a log): seconds at least between two
+    # progress lines of a stage (on a terminal the line is rewritten after every task).
+    progress_seconds: float = Field(default=30.0, gt=0)

@@ -7,7 +7,7 @@ reads and what the .idx sequence lengths add up to). A group is one value of the
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -15,6 +15,8 @@ from corpus_pipeline.config.base import Strict
 
 GroupColumn = Literal["source", "domain", "language"]
 _SHARE_TOLERANCE = 1e-6
+# A share of the tokens: finite and in [0, 1] (1.5 and -0.5 add up to 1 too; NaN and inf crashed mix).
+Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
 def _check_shares(shares: dict[str, float], what: str) -> None:
@@ -46,7 +48,7 @@ class MixPhase(Strict):
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     share: float = Field(gt=0.0, le=1.0)
-    targets: dict[str, float] = Field(min_length=1)
+    targets: dict[str, Share] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _targets_add_up(self) -> MixPhase:
@@ -58,7 +60,7 @@ class MixConfig(Strict):
     by: list[GroupColumn] = Field(default_factory=lambda: ["source"], min_length=1)
     # Group -> share of the tokens, adding up to 1; groups not listed are left out. Empty: every
     # document once, in the corpus's own proportions (a global shuffle of the corpus).
-    targets: dict[str, float] = Field(default_factory=dict)
+    targets: dict[str, Share] = Field(default_factory=dict)
     # Shard tokens to write; None: the most the targets allow without a group passing max_repeats.
     total_tokens: int | None = Field(None, ge=1)
     # Passes over a group at most (a pass: each of its documents once, times its weight). Four

@@ -12,6 +12,10 @@ from pyspark.sql import functions as F
 # After id, these columns tell the rows of one document apart (file_path + warc_offset is one record).
 REPEAT_ORDER = ("date", "file_path", "warc_offset")
 _RANK = "_repeat_rank"
+# On a repeated row: true when its text is the kept row's (the same page fetched twice), false when
+# two inputs give one id to different texts (dataset ids that collide): dedup's `id_collision`.
+SAME_TEXT = "_repeat_same_text"
+ID_COLLISION = "id_collision"
 
 
 def row_order(columns: list[str]) -> list[str]:
@@ -20,7 +24,7 @@ def row_order(columns: list[str]) -> list[str]:
 
 
 def split_repeats(docs: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """(one row per id, the repeated rows)."""
+    """(one row per id, the repeated rows with SAME_TEXT)."""
     order = [F.col(column).asc_nulls_last() for column in row_order(docs.columns)[1:]]
     if not order:  # nothing tells the rows apart: they are identical, keep any one
         order = [F.lit(0)]
@@ -29,4 +33,10 @@ def split_repeats(docs: DataFrame) -> tuple[DataFrame, DataFrame]:
     # writes them both (8 jobs for dedup on the 1,418 real pages, 7 with the one shared shuffle).
     window = Window.partitionBy("id").orderBy(*order).rowsBetween(Window.unboundedPreceding, Window.currentRow)
     ranked = docs.withColumn(_RANK, F.count(F.lit(1)).over(window))
-    return ranked.filter(F.col(_RANK) == 1).drop(_RANK), ranked.filter(F.col(_RANK) > 1).drop(_RANK)
+    if "text" in docs.columns:  # the same window: no second shuffle
+        same = F.col("text") == F.first("text").over(window)
+        ranked = ranked.withColumn(SAME_TEXT, F.coalesce(same, F.lit(True)))
+    else:
+        ranked = ranked.withColumn(SAME_TEXT, F.lit(True))
+    first, repeats = ranked.filter(F.col(_RANK) == 1), ranked.filter(F.col(_RANK) > 1)
+    return first.drop(_RANK, SAME_TEXT), repeats.drop(_RANK)

@@ -20,7 +20,7 @@ from corpus_pipeline.dedup.chain_job import dedup_decisions
 from corpus_pipeline.dedup.index import read_index
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
 from corpus_pipeline.dedup.paragraph_job import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED
-from corpus_pipeline.dedup.repeats import split_repeats
+from corpus_pipeline.dedup.repeats import ID_COLLISION, SAME_TEXT, split_repeats
 from corpus_pipeline.dedup.stage import CLUSTER_FIELDS
 from corpus_pipeline.engine.spark_read import read_parts
 from corpus_pipeline.storage import Storage
@@ -82,10 +82,14 @@ def decided_documents(
     docs, repeats = split_repeats(docs)
     repeats = repeats.select(
         "*",
-        F.lit("exact_duplicate").alias(_REASON),
-        F.col("id").alias(_KEPT),
+        # Another text under a kept id is no duplicate of it: its own reason, detail naming the id.
+        F.when(F.col(SAME_TEXT), F.lit("exact_duplicate")).otherwise(F.lit(ID_COLLISION)).alias(_REASON),
+        F.when(F.col(SAME_TEXT), F.col("id"))
+        .otherwise(F.concat(F.lit("id "), F.col("id"), F.lit(" is kept with another text")))
+        .alias(_KEPT),
         F.col("id").alias("dup_cluster_id"),
         F.lit(None).cast("long").alias("dup_cluster_size"),
     )
+    repeats = repeats.drop(SAME_TEXT)
     decided = _clustered(*dedup_decisions(docs, dedup, index)).unionByName(repeats, allowMissingColumns=True)
     return decided, DecisionColumns()

@@ -2,34 +2,33 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from corpus_pipeline import failures
 from corpus_pipeline.config import SparkConfig
+from corpus_pipeline.engine.progress import Progress
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _progress(label: str, done: int, total: int) -> None:
-    """One self-overwriting line on a terminal (Spark shows its own progress bar instead)."""
-    if sys.stderr.isatty():
-        end = "\n" if done == total else ""
-        print(f"\r{label}: {done}/{total} tasks", end=end, file=sys.stderr, flush=True)
-
-
 class LocalExecutor:
     distributed = False
 
-    def __init__(self, spark_config: SparkConfig | None = None):
+    def __init__(self, spark_config: SparkConfig | None = None, progress_seconds: float = 30.0):
         self.spark_config = spark_config or SparkConfig()
+        self.progress_seconds = progress_seconds  # between plain progress lines when not on a terminal
 
     def map_tasks(self, function: Callable[[T], R], tasks: Sequence[T], label: str) -> list[R]:
+        if not tasks:
+            return []
+        failures.work_started()
         results = []
-        for number, task in enumerate(tasks, 1):
-            results.append(function(task))
-            _progress(label, number, len(tasks))
+        with Progress(label, len(tasks), self.progress_seconds) as progress:
+            for task in tasks:
+                results.append(function(task))
+                progress.advance(results[-1])
         return results
 
     def session(self):

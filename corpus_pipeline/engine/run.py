@@ -32,7 +32,7 @@ def make_executor(config: PipelineConfig, runner: str) -> Executor:
     if runner == "local":
         from corpus_pipeline.engine.local import LocalExecutor
 
-        return LocalExecutor(config.spark)
+        return LocalExecutor(config.spark, config.engine.progress_seconds)
     if runner == "spark":
         from corpus_pipeline.engine.session import get_spark
         from corpus_pipeline.engine.spark import SparkExecutor

@@ -13,6 +13,8 @@ from typing import TypeVar
 
 import pyarrow as pa
 
+from corpus_pipeline import failures
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -33,6 +35,7 @@ class SparkExecutor:
     def map_tasks(self, function: Callable[[T], R], tasks: Sequence[T], label: str) -> list[R]:
         if not tasks:
             return []
+        failures.work_started()  # a refusal from here on is a failed stage (exit 1), not exit 2
         context = self.spark.sparkContext
         context.setJobDescription(label)
         try:

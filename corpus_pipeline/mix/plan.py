@@ -122,7 +122,9 @@ def total_tokens(config: MixConfig, docs: Documents, phases: list[MixPhase]) -> 
         total = float(sum(one_pass.values()))  # the corpus's own shares: one pass of everything
     else:
         total = min(config.max_repeats * one_pass.get(g, 0.0) / share for g, share in asked.items() if share > 0)
-    absent = [g for g, share in sorted(asked.items()) if share > 0 and not one_pass.get(g)]
+    # A target naming a group the input does not hold is refused even at share 0: it is a typo or
+    # a source that did not arrive, and the group's absence would otherwise pass unseen.
+    absent = [g for g in sorted(asked) if not one_pass.get(g)]
     short = absent or [
         g for g, share in sorted(asked.items()) if share * total > config.max_repeats * one_pass[g] * (1 + _CAP_SLACK)
     ]

@@ -1,28 +1,33 @@
-"""Exit codes of `corpus-pipeline run` and `nightly`, distinct so cron and alerting can tell them apart."""
+"""Exit codes of every verb, distinct so cron and alerting can tell them apart; the README's table
+is `describe()`. A failure is mapped to its code by corpus_pipeline/failures.py."""
 
 from __future__ import annotations
 
-SUCCESS = 0  # run: every step finished; nightly: a new snapshot is CURRENT
-ERROR = 1  # a step failed (the traceback is in the log, the reason in the run record)
-USAGE = 2  # a bad config, option or override: nothing ran
+SUCCESS = 0  # done; nightly: a new snapshot is CURRENT
+ERROR = 1  # a stage or a gate failed, or anything failed after work was done
+# A failed gate is a failure like a failed stage: cron alerts on it the same way, and the run
+# record and history say which gate and by how much.
+GATE_FAILED = ERROR
+USAGE = 2  # refused before anything ran: a bad config, option or override, an input that is not there
 NOTHING_NEW = 3  # nightly: no input file that the published snapshot does not already hold
-GATE_FAILED = 4  # a corpus quality gate failed: nothing published, the record says which gate
 # sysexits.h's EX_TEMPFAIL ("try again later"): another command holds the lock of an output, or
 # another nightly run that of its data_root. The cron line's `flock -E 75` gives the same code
 # when the overlap is caught before Python starts.
 LOCKED = 75
 
 EXPLAINED = {
-    SUCCESS: "success (nightly: a new snapshot was published)",
-    ERROR: "error: a step failed; see the log and the run record",
-    USAGE: "usage: the config or an option is invalid; nothing ran",
+    SUCCESS: "done (nightly: a new snapshot is CURRENT)",
+    ERROR: "a stage or a gate failed, or anything failed once work had started; the message names the "
+    "file, key or object, the run record and history say which step or gate",
+    USAGE: "refused before anything ran: a bad config file, --set value or option, an input, tokenizer or "
+    "eval set that is not there, mix targets the config cannot meet",
     NOTHING_NEW: "nightly: no new input files; nothing to do",
-    GATE_FAILED: "a quality gate failed; nothing was published, the run record says which",
-    LOCKED: "locked: another command writes that output (nightly: another nightly run); this one did nothing",
+    LOCKED: "locked: another command writes that output, or another nightly run its data_root (EX_TEMPFAIL); "
+    "this one did nothing",
 }
 
 
-RUN_CODES = (SUCCESS, ERROR, USAGE, GATE_FAILED)
+RUN_CODES = (SUCCESS, ERROR, USAGE)
 
 
 def describe(codes: tuple[int, ...] = tuple(EXPLAINED)) -> str:

@@ -29,12 +29,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
+from corpus_pipeline import failures
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.stage_dir import Location, child, location
 from corpus_pipeline.engine.task_plan import file_identity
+from corpus_pipeline.failures import RunRefused
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.input_files import list_crawl_files
+from corpus_pipeline.pipeline.preflight import check_config
 from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locks import LockHeld, hold
@@ -97,10 +100,12 @@ def _night(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log)
     entry = {"started_at": utc_now()}  # the night's line in history.jsonl, filled in as it goes
     try:
         code = _refresh(config, runner, layout, log, entry)
-    except Exception as error:  # the traceback goes to the log; the history says what failed
-        traceback.print_exc()
-        code = exit_codes.ERROR
-        entry.update(status="failed", reason=f"{type(error).__name__}: {error}"[:500])
+    except Exception as error:  # one line in the log (the traceback with --debug); the history says what failed
+        if failures.debugging():
+            traceback.print_exc()
+        code = failures.exit_code(error)
+        status = "refused" if code == exit_codes.USAGE else "failed"
+        entry.update(status=status, reason=f"{type(error).__name__}: {failures.one_line(error)}"[:500])
     entry.update(exit_code=code, finished_at=utc_now())
     _append_history(layout, json.dumps(entry, ensure_ascii=False) + "\n", Storage(config.storage))
     log(f"nightly: {entry['status']} (exit {code}){': ' + entry['reason'] if entry.get('reason') else ''}")
@@ -136,7 +141,7 @@ def _source_files(config: PipelineConfig, layout: NightlyLayout) -> dict[str | N
     files = {}
     for source in config.pipeline.sources:
         if source.kind == "crawl":
-            raise ValueError(f"source {source.name}: the nightly reads files; crawl into a folder a warc source reads")
+            raise RunRefused(f"source {source.name}: the nightly reads files; crawl into a folder a warc source reads")
         stage = build_stage(stage_spec(source_stage(source)), source_config(config, source))
         files[source.name] = list_crawl_files(source.paths, stage.input_files)
     return files
@@ -159,7 +164,8 @@ def _night_config(config: PipelineConfig, new: dict[str | None, dict[str, str]])
 
 def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log, entry: dict) -> int:
     if config.nightly.min_shares and not config.mix.builds_the_shards:
-        raise ValueError("nightly.min_shares bounds mix shares: set mix.targets (or mix.phases) too")
+        raise RunRefused("nightly.min_shares bounds mix shares: set mix.targets (or mix.phases) too")
+    check_config(config)  # before the index repair: a bad tokenizer or eval set is exit 2, nothing done
     storage = Storage(config.storage)
     current = current_snapshot(layout, storage)
     processed = current.processed_inputs() if current else set()

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from corpus_pipeline.engine.output_guard import refuse_foreign
 from corpus_pipeline.engine.registry import STAGES
 from corpus_pipeline.engine.stage_dir import child, location
+from corpus_pipeline.failures import StepFailed
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.conservation import check_seam, conservation_summary, sources_kept
 from corpus_pipeline.pipeline.context import RunContext, RunPlan, Step, StepOutcome
 from corpus_pipeline.pipeline.on_store import check_runs_on_store
+from corpus_pipeline.pipeline.preflight import check_run_config
 from corpus_pipeline.pipeline.record import RunRecord
 from corpus_pipeline.pipeline.steps import STEPS
 from corpus_pipeline.stats import StageStats
@@ -24,7 +26,7 @@ SUCCEEDED, GATE_FAILED = "succeeded", "gate_failed"
 
 @dataclass
 class PipelineResult:
-    status: str  # SUCCEEDED or GATE_FAILED (a failed step raises)
+    status: str  # SUCCEEDED or GATE_FAILED (a failed step raises StepFailed)
     context: RunContext
     outcomes: dict[str, StepOutcome]
     record: RunRecord
@@ -73,7 +75,8 @@ def run_pipeline(
     from the first unfinished stage. A failed gate stops the steps that consume the corpus."""
     context = RunContext(plan)  # first: a source's config that does not validate stops the run here
     check_runs_on_store(plan)  # and a step that cannot write to the store stops it before any other
-    refuse_foreign_stage_dirs(context)
+    check_run_config(plan)  # then every input, the tokenizer, eval sets and mix targets (exit 2)
+    refuse_foreign_stage_dirs(context)  # and every stage directory it will write is ours or new
     record = RunRecord.start(plan)
     outcomes: dict[str, StepOutcome] = {}
     # Stats of the document stages so far: each source's up to dedup (by name), then the run's (None).
@@ -105,7 +108,10 @@ def run_pipeline(
         conservation = conservation_summary(flows)
     except BaseException as error:  # KeyboardInterrupt too: the record says where the run stopped
         record.fail(current, error)
-        raise
+        if current is None or not isinstance(error, Exception):
+            raise
+        # Work was done: whatever the cause (a store lost mid-run), this is a failed step, exit 1.
+        raise StepFailed(current, error) from error
     if context.gates_passed is False:
         failed = outcomes["gates"].notes["failed"]
         record.finish(GATE_FAILED, "quality gate failed: " + "; ".join(failed), conservation=conservation)

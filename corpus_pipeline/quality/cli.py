@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from corpus_pipeline.cli_options import add_config_options
+from corpus_pipeline.cli_options import add_config_options, add_many
 from corpus_pipeline.config import PipelineConfig
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -26,8 +26,8 @@ def register(verbs, quality) -> None:
     train = actions.add_parser(
         "train-classifier", help="train the fastText quality classifier, or a domain classifier (--label)"
     )
-    train.add_argument("--positive", nargs="+", help="good documents: stage dir, .parquet, .jsonl, .txt")
-    train.add_argument("--negative", nargs="+", help="bad documents, same formats")
+    add_many(train, "--positive", help="good documents: stage dir, .parquet, .jsonl, .txt")
+    add_many(train, "--negative", help="bad documents, same formats")
     train.add_argument(
         "--label",
         action="append",

@@ -17,6 +17,7 @@ The final corpus of RUN_DIR is its highest-numbered stage directory (`NN_stage/`
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,14 @@ class Gate:
     bound: str  # ">= 0.98", "< 0.005", "in [3.5, 5.5]"
     passed: bool
 
+    @property
+    def verdict(self) -> str:
+        """pass, FAIL, or "not measured": a gate with no value (no vocabulary for ja or vi) does not
+        block, and is not shown as passed either."""
+        if self.value is None and self.passed:
+            return "not measured"
+        return "pass" if self.passed else "FAIL"
+
 
 @dataclass
 class GateReport:
@@ -57,7 +66,7 @@ class GateReport:
             "documents": self.documents,
             "passed": self.passed,
             "languages": self.languages,
-            "gates": [gate.__dict__ for gate in self.gates],
+            "gates": [{**gate.__dict__, "verdict": gate.verdict} for gate in self.gates],
         }
 
     def format_table(self) -> str:
@@ -66,8 +75,7 @@ class GateReport:
             lines.append("  FAIL: the corpus has no documents")
         for gate in self.gates:
             value = "not measured" if gate.value is None else f"{gate.value:.4f}"
-            verdict = "pass" if gate.passed else "FAIL"
-            lines.append(f"  {verdict:<4} {gate.language:<8} {gate.name:<16} {value:>12}  (bound {gate.bound})")
+            lines.append(f"  {gate.verdict:<4} {gate.language:<8} {gate.name:<16} {value:>12}  (bound {gate.bound})")
         ungated = [lang for lang, figures in self.languages.items() if not figures["gated"]]
         if ungated:
             lines.append(f"  not gated (too few documents): {', '.join(ungated)}")
@@ -83,9 +91,11 @@ def final_corpus_dir(run_dir: Path | str) -> Path | str:
     if not run_dir.is_dir():
         raise FileNotFoundError(f"{run_dir} is not a directory")
     stages = [d for d in run_dir.iterdir() if d.is_dir() and d.name[:2].isdigit() and (d / SUCCESS).exists()]
-    stages = [d for d in stages if any(d.glob("part-*.parquet"))]
+    # Only the stages that keep their documents here (the last of a fused pass): the last of them
+    # is the corpus, with no parts when it kept no documents (then the gates fail: "no documents").
+    stages = [d for d in stages if json.loads((d / SUCCESS).read_text(encoding="utf-8")).get("kept", "here") == "here"]
     if not stages:
-        raise FileNotFoundError(f"{run_dir} has no finished stage directory (NN_stage/ with {SUCCESS} and parts)")
+        raise FileNotFoundError(f"{run_dir} has no finished stage directory (NN_stage/ with {SUCCESS})")
     return max(stages, key=lambda d: (int(d.name[:2]), d.name))
 
 
@@ -128,6 +138,8 @@ def evaluate_gates(run_dir: Path, config: QualityGatesConfig) -> GateReport:
     corpus = final_corpus_dir(run_dir)
     table = read_signals(corpus)
     report = GateReport(corpus=corpus, documents=table.num_rows)
+    if not table.num_rows:  # no documents: a normal outcome; the report fails ("no documents")
+        table = table.cast(pa.schema([(name, pa.string()) for name in table.column_names]))
     languages = pc.fill_null(table.column("language"), "unknown")
     table = table.set_column(0, "language", languages)
     for language in sorted(set(languages.to_pylist())):

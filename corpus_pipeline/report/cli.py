@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from corpus_pipeline.cli_options import add_config_options
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.stage_dir import location
 from corpus_pipeline.storage.locations import shown
@@ -21,10 +22,7 @@ def register(verbs) -> None:
     report.add_argument("run_dir", type=location, help="runs/<run_id>, a local path or s3://bucket/prefix")
     report.add_argument("--previous", type=location, help="the previous snapshot's run directory, for drift")
     report.add_argument("--output", type=Path, help="the HTML file (default: RUN_DIR/report/index.html)")
-    report.add_argument("--config", help="YAML config (its report, quality and pii sections); defaults without one")
-    report.add_argument(
-        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override one config value"
-    )
+    add_config_options(report)
     report.set_defaults(handler=report_verb)
 
 

@@ -8,7 +8,7 @@ and shards. Nothing here formats anything.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
@@ -20,7 +20,7 @@ from corpus_pipeline.report.bars import Bars, ranked, top_with_other
 from corpus_pipeline.report.decontam_figures import DecontaminationFigures, decontamination_figures
 from corpus_pipeline.report.drift import DriftCheck, Profile, compare
 from corpus_pipeline.report.examples import ExampleGroup, Redactor, borderline_kept, stage_examples
-from corpus_pipeline.report.funnel import FunnelRow, funnel_rows
+from corpus_pipeline.report.funnel import FunnelRow, funnel_rows, text_bytes_per_token
 from corpus_pipeline.report.histogram import Histogram
 from corpus_pipeline.report.quality_figures import quality_histograms
 from corpus_pipeline.report.run_dir import DOCUMENT_STAGES, StageRun, read_run
@@ -42,7 +42,8 @@ class RunFigures:
     final_stage: str | None = None  # the last document stage that finished
     languages_detected: Bars | None = None  # every document langid saw
     languages_final: Bars | None = None
-    domains: Bars | None = None
+    domains: Bars | None = None  # the `domain` column
+    hosts: Bars | None = None  # URL hosts
     quality_histograms: list[Histogram] | None = None
     quality_not_computed: list[str] = field(default_factory=list)  # signals null for every document
     clusters: Bars | None = None
@@ -95,8 +96,8 @@ def profile_of(stages: dict[str, StageRun]) -> Profile:
     final = corpus.final_corpus(stages)
     if final is not None and _langid_runs(stages):
         profile.language_counts = corpus.language_counts(final)
-    if final is not None:
-        profile.domain_counts = corpus.domain_counts(final)
+    if final is not None:  # drift compares URL hosts (report.drift.domain_share), as before
+        profile.domain_counts = corpus.host_counts(final)
     if shards_stage(stages).done:
         manifest = tokens.manifest_of(shards_stage(stages))
         distribution = tokens.token_distribution(shards_stage(stages), manifest)
@@ -124,8 +125,9 @@ def _examples(stages: dict[str, StageRun], config: PipelineConfig) -> list[Examp
 def _gates(figures: RunFigures, config: PipelineConfig) -> None:
     if not figures.stages["quality"].done:
         return
+    final = corpus.final_corpus(figures.stages)  # by its _SUCCESS, whatever its directory is called
     try:
-        figures.gates = evaluate_corpus_gates(figures.run_dir, config)
+        figures.gates = evaluate_corpus_gates(final.directory, config)
     except (FileNotFoundError, ValueError) as error:
         figures.gates_error = str(error)
 
@@ -143,9 +145,11 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
             detected.update(run.stats.extra.get("languages", {}))
         figures.languages_detected = Bars("languages detected (every document langid saw)", ranked(detected))
         figures.languages_final = Bars(f"languages of the final corpus ({final.name})", ranked(profile.language_counts))
-    if profile.domain_counts is not None:
-        domains = top_with_other(profile.domain_counts, report.top_domains)
-        figures.domains = Bars(f"domains of the final corpus ({final.name})", domains)
+    if final is not None:
+        domains = top_with_other(corpus.domain_counts(final), report.top_domains)
+        figures.domains = Bars(f"domains of the final corpus ({final.name}, the domain column)", domains)
+        hosts = top_with_other(profile.domain_counts, report.top_domains)
+        figures.hosts = Bars(f"URL hosts of the final corpus ({final.name})", hosts)
     if stages["quality"].done:
         figures.quality_histograms, figures.quality_not_computed = quality_histograms(
             stages["quality"], config.quality, report.histogram_bins
@@ -166,11 +170,23 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         figures.min_shares = dict(config.nightly.min_shares)
     if final is not None:
         figures.groups = group_tables(final, shards)
-    figures.source_funnels = source_funnels(source_runs(run_dir))
-    # A run of pipeline.sources ran extract, ingest, langid... in its sources: not "not run" here.
+    figures.source_funnels = source_funnels(source_runs(run_dir), text_bytes_per_token(stages["tokenize"]))
+    # A run of pipeline.sources ran extract, ingest, langid... in its sources: not "not run" here,
+    # and the funnel runs from each source's first stage ("web/extract") through dedup to the shards.
     in_sources = {row.stage for funnel in figures.source_funnels.values() for row in funnel}
     funnel = figures.funnel
-    figures.funnel = [row for row in funnel if row.done or not (row.stage in in_sources or _replaced(row, funnel))]
+    sources_read = any(_ROLES.get(stage) == "source" for stage in in_sources)  # extract or ingest there
+
+    def shown(row: FunnelRow) -> bool:
+        read_in_sources = sources_read and _ROLES.get(row.stage) == "source"
+        return row.done or not (row.stage in in_sources or read_in_sources or _replaced(row, funnel))
+
+    funnel = [row for row in funnel if shown(row)]
+    from_sources = [
+        replace(row, stage=f"{name}/{row.stage}") for name, rows in figures.source_funnels.items() for row in rows
+    ]
+    at = next((n for n, row in enumerate(funnel) if row.stage not in in_sources and row.stage != "crawl"), 0)
+    figures.funnel = funnel[:at] + from_sources + funnel[at:]
     if stages["decontaminate"].done:
         redactor = Redactor(config.pii, config.report.example_chars)
         count = config.report.examples_per_rule

@@ -34,7 +34,15 @@ def language_counts(stage: StageRun) -> dict[str, int]:
 
 
 def domain_counts(stage: StageRun) -> dict[str, int]:
-    """Documents per host, lower-cased, without a leading `www.`."""
+    """Documents per `domain` (the column extract, ingest and domains.rules fill: web, encyclopedia...)."""
+    table = read_columns(kept_parts(stage), ["domain"])
+    if "domain" not in table.column_names:
+        return {}
+    return value_counts(table.column("domain"))
+
+
+def host_counts(stage: StageRun) -> dict[str, int]:
+    """Documents per URL host, lower-cased, without a leading `www.`."""
     table = read_columns(kept_parts(stage), ["url"])
     if "url" not in table.column_names or table.num_rows == 0:
         return {}

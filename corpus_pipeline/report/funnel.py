@@ -41,8 +41,9 @@ def text_bytes_per_token(tokenize: StageRun) -> float | None:
     return tokenize.stats.bytes_kept / text_tokens if text_tokens else None
 
 
-def funnel_rows(stages: dict[str, StageRun]) -> list[FunnelRow]:
-    per_token = text_bytes_per_token(stages["tokenize"])
+def funnel_rows(stages: dict[str, StageRun], per_token: float | None = None) -> list[FunnelRow]:
+    """A row per stage; token estimates at `per_token` bytes a token (default: these stages' tokenize)."""
+    per_token = per_token or text_bytes_per_token(stages["tokenize"])
     rows = []
     for name, stage in stages.items():
         if not stage.done:

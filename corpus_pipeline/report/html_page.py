@@ -57,7 +57,12 @@ def _mb(nbytes: int) -> str:
 def _figure(plot: Bars | Histogram, notes: list[str] = ()) -> str:
     chart = bar_chart(plot) if isinstance(plot, Bars) else histogram_chart(plot)
     notes_html = f'<div class="notes">{escape("; ".join(notes))}</div>' if notes else ""
-    return f'<figure class="plot"><figcaption>{escape(plot.title)}</figcaption>{chart}{notes_html}</figure>'
+    # What the chart counts, for a reader's script or test to tell an empty chart from a drawn one.
+    kept = f' data-kept="{sum(plot.series.get("kept", [])):g}"' if isinstance(plot, Histogram) else ""
+    return (
+        f'<figure class="plot" data-drawn="{plot.total:g}"{kept}><figcaption>{escape(plot.title)}</figcaption>'
+        f"{chart}{notes_html}</figure>"
+    )
 
 
 def _not_run(stage: str) -> str:
@@ -101,18 +106,8 @@ def _funnel(figures: RunFigures) -> str:
                 reasons,
             )
         )
-    header = (
-        "stage",
-        "docs in",
-        "kept",
-        "dropped",
-        "MB in",
-        "MB kept",
-        "tokens in",
-        "tokens out",
-        "seconds",
-        "drop reasons",
-    )
+    header = ("stage", "docs in", "kept", "dropped", "MB in", "MB kept", "tokens in", "tokens out", "seconds")
+    header += ("drop reasons",)
     parts = [_table(header, rows)]
     per_token = text_bytes_per_token(figures.stages["tokenize"])
     if per_token:
@@ -135,8 +130,9 @@ def _languages(figures: RunFigures) -> str:
         parts = [_not_run("langid")]
     else:
         parts = [_figure(figures.languages_detected), _figure(figures.languages_final)]
-    if figures.domains is not None:
-        parts.append(_figure(figures.domains))
+    for chart in (figures.domains, figures.hosts):
+        if chart is not None:
+            parts.append(_figure(chart))
     return "".join(parts)
 
 
@@ -229,10 +225,13 @@ def _dedup(figures: RunFigures) -> str:
         return _not_run("dedup")
     dedup = figures.stages["dedup"].stats
     reasons = ", ".join(f"{reason} {n:,}" for reason, n in sorted(dedup.dropped.items())) or "none"
-    summary = (
-        f"<p>Duplicate rate {figures.duplicate_rate:.2%}: {sum(dedup.dropped.values()):,} of "
-        f"{dedup.docs_in:,} documents dropped ({escape(reasons)}).</p>"
-    )
+    if figures.duplicate_rate is None:  # no document reached dedup: a normal outcome, said so
+        summary = "<p>No documents reached dedup.</p>"
+    else:
+        summary = (
+            f"<p>Duplicate rate {figures.duplicate_rate:.2%}: {sum(dedup.dropped.values()):,} of "
+            f"{dedup.docs_in:,} documents dropped ({escape(reasons)}).</p>"
+        )
     return summary + _figure(figures.clusters, ["a kept document stands for its cluster; size 1: no duplicate"])
 
 
@@ -299,8 +298,9 @@ def _gates(figures: RunFigures) -> str:
     verdict = '<span class="pass">PASSED</span>' if report.passed else '<span class="fail">FAILED</span>'
     rows = []
     for gate in report.gates:
-        value = "not measured" if gate.value is None else f"{gate.value:.4f}"
-        cell = '<span class="pass">pass</span>' if gate.passed else '<span class="fail">FAIL</span>'
+        value = "-" if gate.value is None else f"{gate.value:.4f}"
+        css = {"pass": "pass", "FAIL": "fail"}.get(gate.verdict, "not-run")
+        cell = f'<span class="{css}">{gate.verdict}</span>'
         rows.append((gate.language, gate.name, value, gate.bound, cell))
     parts = [f"<p>Gates over {escape(str(report.corpus))} ({report.documents:,} documents): {verdict}</p>"]
     if not report.documents:

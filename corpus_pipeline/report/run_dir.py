@@ -14,8 +14,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpus_pipeline.engine.layout import KEPT_HERE
 from corpus_pipeline.engine.registry import STAGES as REGISTRY
-from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS
+from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS, MissingInputError, input_parts, read_success
 from corpus_pipeline.engine.task_output import REJECTED_DIR
 from corpus_pipeline.stats import StageStats
 
@@ -62,15 +63,41 @@ def read_stage(directory: Path, name: str) -> StageRun:
     return StageRun(name, directory, stats)
 
 
+def _finished_stages(run_dir: Path) -> dict[str, Path]:
+    """Stage name -> its directory, for every finished stage directly under `run_dir`, whatever the
+    directory is called (the verbs' --output may name it anything): its `_SUCCESS` says the stage.
+    The registry's directory name wins when two hold the same stage."""
+    found: dict[str, Path] = {}
+    for directory in sorted(path for path in run_dir.iterdir() if (path / SUCCESS).is_file()):
+        stage = read_json(directory / SUCCESS).get("stage")
+        if stage is not None and (stage not in found or directory.name == _DIRECTORY.get(stage)):
+            found[stage] = directory
+    return found
+
+
+_DIRECTORY = {name: directory for directory, name in STAGES}
+
+
 def read_run(run_dir: Path) -> dict[str, StageRun]:
     """Every stage of the run by name, run or not, in pipeline order."""
     if not run_dir.is_dir():
         raise ReportInputError(f"{run_dir} is not a run directory (no such directory)")
-    return {name: read_stage(run_dir / directory, name) for directory, name in STAGES}
+    finished = _finished_stages(run_dir)
+    return {name: read_stage(finished.get(name, run_dir / directory), name) for directory, name in STAGES}
 
 
 def kept_parts(stage: StageRun) -> list[Path]:
-    return sorted(stage.directory.glob("part-*.parquet"))
+    """The stage's kept documents, where they are: a stage fused with later ones keeps none of its
+    own, its `_SUCCESS` names the directory of the pass's last stage, which holds them (without
+    this every fused quality histogram read "kept (0)")."""
+    if not (stage.directory / SUCCESS).is_file():  # a directory of parts given as a stage (tests, tools)
+        return sorted(stage.directory.glob("part-*.parquet"))
+    kept = read_success(stage.directory).get("kept", KEPT_HERE)
+    directory = stage.directory if kept == KEPT_HERE else stage.directory.parent / kept
+    try:
+        return [Path(part) for part in input_parts(directory)]
+    except MissingInputError as error:
+        raise ReportInputError(f"{stage.directory}: its kept documents are not readable: {error}") from None
 
 
 def rejected_parts(stage: StageRun) -> dict[str, list[Path]]:

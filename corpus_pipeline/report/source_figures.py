@@ -53,9 +53,10 @@ def source_runs(run_dir: Path) -> dict[str, dict[str, StageRun]]:
     return {path.name: read_run(path) for path in sorted(folder.iterdir()) if path.is_dir()}
 
 
-def source_funnels(runs: dict[str, dict[str, StageRun]]) -> dict[str, list[FunnelRow]]:
-    """The stages each source ran, with their documents in, kept and dropped by reason."""
-    return {name: [row for row in funnel_rows(stages) if row.done] for name, stages in runs.items()}
+def source_funnels(runs: dict[str, dict[str, StageRun]], per_token: float | None = None) -> dict[str, list[FunnelRow]]:
+    """The stages each source ran, with their documents in, kept and dropped by reason (tokens
+    estimated at the run's `per_token` bytes a token)."""
+    return {name: [row for row in funnel_rows(stages, per_token) if row.done] for name, stages in runs.items()}
 
 
 def _sums(table: pa.Table, column: str, values: str | None) -> dict[str, int]:

@@ -7,6 +7,7 @@ the tests parse. On the demo run the 45 charts take 0.4-6 KB each, 129 KB in all
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from corpus_pipeline.report.bars import MAX_BARS, Bars
@@ -49,8 +50,38 @@ def _svg(height: float, title: str, body: list[str]) -> str:
     )
 
 
-def _short(label: str, chars: int = 28) -> str:
-    return label if len(label) <= chars else label[: chars - 1] + "\u2026"
+LABEL_CHARS = 28  # of 12 px sans-serif in LABEL_WIDTH's 180 px, less the 6 px gap
+LINE_HEIGHT = 14
+_BREAK_AFTER = re.compile(r"(?<=[_:/.,-])")
+
+
+def wrap_label(label: str, chars: int = LABEL_CHARS) -> list[str]:
+    """The label in lines of at most `chars`: broken between words, a word longer than a line after
+    a `_`, `:`, `/`, `.`, `,` or `-` in it, and split where it must only when it has none of those.
+    "quality: fineweb_line_punct_ratio" is two whole lines, not "quality: fineweb_line_punct…"."""
+    pieces: list[tuple[str, str]] = []  # (text, what joins it to the piece before: " " or "")
+    for word in label.split(" "):
+        parts = [word] if len(word) <= chars else [p for p in _BREAK_AFTER.split(word) if p]
+        chunks = [part[i : i + chars] for part in parts for i in range(0, len(part), chars)] or [""]
+        pieces += [(chunk, " " if n == 0 else "") for n, chunk in enumerate(chunks)]
+    lines: list[str] = []
+    for piece, glue in pieces:
+        if lines and len(lines[-1]) + len(glue) + len(piece) <= chars:
+            lines[-1] += glue + piece
+        else:
+            lines.append(piece)
+    return lines or [""]
+
+
+def _label(x: float, middle: float, label: str) -> tuple[str, float]:
+    """A right-aligned, wrapped bar label centred on `middle`, and the height its lines take."""
+    lines = wrap_label(label)
+    first = middle - (len(lines) - 1) * LINE_HEIGHT / 2 + 4
+    spans = "".join(
+        f'<tspan x="{x:.1f}" y="{first + n * LINE_HEIGHT:.1f}">{escape(line)}</tspan>' for n, line in enumerate(lines)
+    )
+    text = f'<text font-size="12" text-anchor="end" fill="#222">{spans}</text>'
+    return text, len(lines) * LINE_HEIGHT
 
 
 def bar_chart(bars: Bars) -> str:
@@ -62,7 +93,11 @@ def bar_chart(bars: Bars) -> str:
     y = 6.0
     for label, value in items:
         width = plot_width * value / largest
-        body.append(_text(LABEL_WIDTH - 6, y + BAR_HEIGHT - 5, _short(label), "end"))
+        lines = len(wrap_label(label))
+        row = max(BAR_HEIGHT, lines * LINE_HEIGHT)
+        y += (row - BAR_HEIGHT) / 2  # the bar centred on its label's lines
+        text, _ = _label(LABEL_WIDTH - 6, y + BAR_HEIGHT / 2, label)
+        body.append(text)
         if value > 0:  # at least a pixel wide: a count of 3 beside 3 million still shows
             tip = escape(f"{label}: {value:,.6g} {bars.unit}")
             body.append(
@@ -70,7 +105,7 @@ def bar_chart(bars: Bars) -> str:
                 f'fill="{BAR_COLOUR}"><title>{tip}</title></rect>'
             )
         body.append(_text(LABEL_WIDTH + width + 4, y + BAR_HEIGHT - 5, compact(value)))
-        y += BAR_HEIGHT + BAR_GAP
+        y += BAR_HEIGHT + (row - BAR_HEIGHT) / 2 + BAR_GAP
     if not items:
         body.append(_text(LABEL_WIDTH, y + BAR_HEIGHT - 5, f"no {bars.unit}", colour="#666"))
         y += BAR_HEIGHT + BAR_GAP

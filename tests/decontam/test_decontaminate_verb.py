@@ -59,3 +59,13 @@ def test_a_set_kept_in_the_corpus_fails_its_gate(tmp_path):
     (gate,) = contamination_gates(out, DecontaminationConfig(max_contamination={"zh_quiz": 0.5}))
     assert (gate.value, gate.passed) == (1.0, False)
     assert pq.read_table(out, columns=["decontam_items_matched"]).column(0).to_pylist().count(1) == 1
+
+
+def test_repeated_eval_flags_check_every_set(tmp_path):
+    """`--eval humaneval --eval FILE` is both sets (argparse's last-one-wins dropped HumanEval)."""
+    docs, eval_file = planted_run(tmp_path)
+    out = tmp_path / "run" / "07_decontaminate"
+    arguments = ["decontaminate", "--input", str(tmp_path / "run" / "06_quality"), "--output", str(out)]
+    assert main([*arguments, "--eval", "humaneval", "--eval", str(eval_file), "--runner", "local"]) == 0
+    stats = StageStats.read(out / STATS_FILE)
+    assert stats.extra["decontam_documents"] == {"humaneval": 1, "zh_quiz": 1}

@@ -12,6 +12,8 @@ from dedup_runs import run_dedup
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.staging import write_documents_stage
+from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.engine.spark import SparkExecutor
 
 pytestmark = pytest.mark.spark
 
@@ -45,3 +47,29 @@ def test_rows_repeating_an_id_are_exact_duplicates_of_the_earliest_fetch(spark, 
     ]
     stats = json.loads((out / "_stats.json").read_text())
     assert stats["docs_in"] == 6 and stats["kept"] == 3 and stats["dropped"] == {"exact_duplicate": 3}
+
+
+def test_one_id_with_different_texts_in_two_inputs_is_an_id_collision_not_a_duplicate(spark, tmp_path):
+    """Two datasets that both number their records: id "1" in each, other texts. Not dropped as an
+    exact duplicate of itself (the detail was the id): `id_collision`, the detail says so."""
+    rng = random.Random(1)
+    words = [f"w{i}" for i in range(2000)]
+    news, wiki, same = (" ".join(rng.choices(words, k=120)) for _ in range(3))
+    first = write_documents_stage(
+        [{"id": "1", "text": news, "file_path": "news.jsonl"}, {"id": "2", "text": same, "file_path": "news.jsonl"}],
+        tmp_path / "news",
+    )
+    second = write_documents_stage(
+        [{"id": "1", "text": wiki, "file_path": "wiki.jsonl"}, {"id": "2", "text": same, "file_path": "wiki.jsonl"}],
+        tmp_path / "wiki",
+    )
+    config = PipelineConfig.model_validate({"dedup": {"methods": ["exact"]}})
+    out = run_stage("dedup", [first, second], tmp_path / "out", config, SparkExecutor(spark)).output
+    assert sorted(row["file_path"] for row in _rows(out, "part-*.parquet")) == ["news.jsonl", "news.jsonl"]
+    [collision] = _rows(out, "_rejected/reason=id_collision/*.parquet")
+    assert (collision["file_path"], collision["text"]) == ("wiki.jsonl", wiki)
+    assert collision["reject_detail"] == "id 1 is kept with another text"
+    [repeat] = _rows(out, "_rejected/reason=exact_duplicate/*.parquet")
+    assert (repeat["id"], repeat["reject_detail"]) == ("2", "2")  # the same page twice: a duplicate
+    stats = json.loads((out / "_stats.json").read_text())
+    assert stats["dropped"] == {"exact_duplicate": 1, "id_collision": 1}

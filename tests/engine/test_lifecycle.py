@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 from stage_fixtures import real_documents, write_stage
 
-from corpus_pipeline.cli import EXIT_ERROR, EXIT_USAGE, main
+from corpus_pipeline.cli import EXIT_USAGE, main
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import planned_dirs, run_fused, run_stage
@@ -46,7 +46,7 @@ def test_a_missing_input_says_it_does_not_exist(tmp_path, capsys):
     code = main(
         ["langid", "--input", str(tmp_path / "no" / "such"), "--output", str(tmp_path / "o"), "--runner", "local"]
     )
-    assert code == EXIT_ERROR
+    assert code == EXIT_USAGE  # refused before anything ran
     assert "does not exist" in capsys.readouterr().err
     (tmp_path / "half").mkdir()
     with pytest.raises(MissingInputError, match="did not finish"):

@@ -63,20 +63,18 @@ def test_inputs_and_seeds_together_are_refused_when_the_config_loads():
         load_config(None, ["pipeline.inputs=[a.warc.gz]", "pipeline.seeds=seeds.txt"])
 
 
-def test_a_run_with_nothing_to_read_fails_with_a_record_that_says_why(tmp_path, capsys):
+def test_a_run_with_nothing_to_read_is_refused_before_any_step(tmp_path, capsys):
     code = main(["run", "--runner", "local", "--set", f"data_root={tmp_path}"])
 
-    assert code == exit_codes.ERROR
+    assert code == exit_codes.USAGE
     assert "nothing to run on: set pipeline.inputs" in capsys.readouterr().err
-    record = json.loads((tmp_path / "runs" / "demo" / "run_record.json").read_text())
-    assert record["status"] == "failed" and record["error"]["step"] == "crawl"
-    assert record["reason"].startswith("step crawl failed: ValueError: nothing to run on")
+    assert not (tmp_path / "runs" / "demo" / "run_record.json").exists()  # no step started
 
 
-def test_a_nightly_that_fails_exits_1_and_its_history_line_says_why(tmp_path):
+def test_a_nightly_refused_exits_2_and_its_history_line_says_why(tmp_path):
     config = load_config(None, [f"data_root={tmp_path}"])  # no <data_root>/incoming: a deployment mistake
-    assert run_nightly(config, "local", log=lambda line: None) == exit_codes.ERROR
+    assert run_nightly(config, "local", log=lambda line: None) == exit_codes.USAGE
     [entry] = [json.loads(line) for line in NightlyLayout(tmp_path).history.read_text().splitlines()]
-    assert entry["status"] == "failed" and entry["exit_code"] == exit_codes.ERROR
+    assert entry["status"] == "refused" and entry["exit_code"] == exit_codes.USAGE
     assert entry["reason"] == f"FileNotFoundError: input {tmp_path / 'incoming'} does not exist"
     assert not (tmp_path / "corpus").exists()

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from quality_junk_corpus import junk_documents
 
-from corpus_pipeline.cli import build_parser
+from corpus_pipeline.cli import build_parser, main
 from corpus_pipeline.config import QualityGatesConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.publish import publish_rows
@@ -99,7 +99,7 @@ def test_quality_and_train_classifier_verbs(tmp_path, capsys):
     output = tmp_path / "run" / "06_quality"
     assert run_cli(["quality", "--input", str(source), "--output", str(output), "--runner", "local"]) == 0
     assert "quality" in capsys.readouterr().out and (output / "_SUCCESS").exists()
-    assert run_cli(["quality", "--input", str(source)]) == 2
+    assert main(["quality", "--input", str(source)]) == 2  # every failure's code is main's (failures.py)
     good = tmp_path / "good.txt"
     good.write_text("\n".join(["the council voted to expand the public library and its hours"] * 40), encoding="utf-8")
     bad = tmp_path / "bad.txt"
@@ -114,3 +114,24 @@ def test_quality_and_train_classifier_verbs(tmp_path, capsys):
                     "--set", f"quality.classifier.model_path={model}"]) == 0  # fmt: skip
     rejected = pq.read_table(scored / "_rejected", columns=["quality_classifier_score"])
     assert rejected.num_rows == len(rows) and None not in rejected.column(0).to_pylist()
+
+
+def test_a_gate_not_measured_shows_as_not_measured_not_passed(tmp_path, capsys):
+    """de has no reference vocabulary: its coverage gate does not block, and says so everywhere."""
+    from corpus_pipeline.config import PipelineConfig
+    from corpus_pipeline.report import write_report
+
+    corpus(tmp_path / "run")
+    unchecked = ["--set", "decontamination.max_contamination={}"]
+    assert run_cli(["gates", str(tmp_path / "run"), "--json", *unchecked]) == 0
+    out = capsys.readouterr().out
+    [line] = [line for line in out.splitlines() if " de " in line and "vocab_coverage" in line]
+    assert line.split()[:2] == ["not", "measured"] and "pass" not in line
+    gates = json.loads(out.strip().splitlines()[-1])["gates"]
+    de = {gate["name"]: gate["verdict"] for gate in gates if gate["language"] == "de"}
+    assert de == {"vocab_coverage": "not measured", "duplicate_ratio": "pass", "char_entropy": "pass"}
+    config = PipelineConfig.model_validate({"decontamination": {"max_contamination": {}}})
+    page = write_report(tmp_path / "run", config).path.read_text(encoding="utf-8")
+    gates_section = page[page.index('<section id="gates">') :].split("</section>")[0]
+    row = gates_section[gates_section.index("<td>de</td><td>vocab_coverage</td>") :].split("</tr>")[0]
+    assert "not measured" in row and ">pass<" not in row

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -58,3 +60,19 @@ def test_svg_charts_are_xml_with_a_bar_per_item_and_threshold_lines():
     chart = etree.fromstring(histogram_chart(plot))
     dashed = [line for line in chart.findall(f"{SVG}line") if line.get("stroke-dasharray")]
     assert len(dashed) == 1 and "max = 8" in "".join(chart.itertext())
+
+
+def test_long_bar_labels_wrap_whole_instead_of_being_cut():
+    labels = ["quality: fineweb_line_punct_ratio", "quality: gopher_repetition_top_2gram_char_fraction", "en"]
+    chart = etree.fromstring(bar_chart(Bars("drop reasons", [(label, 3.0) for label in labels])))
+    texts = [text for text in chart.iter(f"{SVG}text") if text.findall(f"{SVG}tspan")]
+    shown = ["".join(span.text for span in text.findall(f"{SVG}tspan")).replace(" ", "") for text in texts]
+    assert shown == [label.replace(" ", "") for label in labels]  # every character, in order
+    assert "\u2026" not in "".join(chart.itertext())
+    spans = [text.findall(f"{SVG}tspan") for text in texts]
+    assert [len(lines) for lines in spans] == [2, 2, 1]
+    assert all(len(span.text) <= 28 for lines in spans for span in lines)
+    # Rows do not overlap: each label's first line sits below the previous label's last line.
+    tops = [(float(lines[0].get("y")), float(lines[-1].get("y"))) for lines in spans]
+    assert all(later[0] > earlier[1] for earlier, later in itertools.pairwise(tops))
+    assert len(chart.findall(f"{SVG}rect")) == 3

@@ -52,7 +52,7 @@ def test_language_domain_and_cluster_figures(report_run):  # noqa: F811
     for row in final:
         languages[row["language"]] = languages.get(row["language"], 0) + 1
     assert dict(figures.languages_final.items) == languages and languages["en"] == ENGLISH_ARTICLES
-    domains = dict(figures.domains.items)
+    domains = dict(figures.hosts.items)  # URL hosts; figures.domains is the domain column
     assert domains["en.example.org"] == ENGLISH_ARTICLES  # www. folded into the host
     assert "example.fr" not in domains  # its page was rejected by langid
     assert sum(domains.values()) == len(final)

@@ -1,0 +1,121 @@
+"""What `run` and `nightly` check before their first step: every input, the tokenizer, the eval sets
+and the mix targets. A bad `pipeline.tokenizer` used to fail after dedup, pii and quality had run,
+and a missing source path after the earlier sources ran; now each is refused in the first seconds,
+exit 2 (failures.RunRefused), every problem in one message naming its key and path."""
+
+from __future__ import annotations
+
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.failures import RunRefused, one_line
+from corpus_pipeline.pipeline.context import RunPlan
+from corpus_pipeline.pipeline.input_files import list_crawl_files
+from corpus_pipeline.storage import Storage
+
+
+def check_config(config: PipelineConfig, tokenizer=None) -> None:
+    """What does not depend on a night's files: the tokenizer loads, eval sets and training config
+    exist, mix targets name groups the sources can give. RunRefused with every problem."""
+    problems = [*_tokenizer_problems(config, tokenizer), *_eval_set_problems(config), *_mix_problems(config)]
+    train_config = config.pipeline.train_config
+    if train_config:
+        from pathlib import Path
+
+        if not Path(train_config).is_file():
+            problems.append(f"pipeline.train_config: {train_config} does not exist")
+    if problems:
+        raise RunRefused("refused before the first step: " + "; ".join(problems))
+
+
+def check_run_config(plan: RunPlan) -> None:
+    """`check_config`, and every input of the plan exists and holds files (exit 2 otherwise)."""
+    problems = _input_problems(plan)
+    try:
+        check_config(plan.config, plan.tokenizer)
+    except RunRefused as refused:
+        problems.append(str(refused).removeprefix("refused before the first step: "))
+    if problems:
+        raise RunRefused("refused before the first step: " + "; ".join(problems))
+
+
+def _input_problems(plan: RunPlan) -> list[str]:
+    storage = Storage(plan.config.storage)
+    problems = []
+    if plan.sources:
+        from corpus_pipeline.engine.registry import stage_spec
+        from corpus_pipeline.engine.run import build_stage
+        from corpus_pipeline.engine.source_configs import source_config, source_stage
+
+        for source in plan.sources:
+            key = f"pipeline.sources[{source.name}]"
+            if source.kind == "crawl":
+                problems += _seeds_problem(source.seeds, f"{key}.seeds")
+                continue
+            stage = build_stage(stage_spec(source_stage(source)), source_config(plan.config, source))
+            problems += _files_problem(source.paths, stage.input_files, f"{key}.paths")
+        return problems
+    if plan.inputs:
+        from corpus_pipeline.inputs import expand_crawl_inputs
+
+        return _files_problem(list(plan.inputs), lambda paths: expand_crawl_inputs(paths, storage), "pipeline.inputs")
+    if plan.seeds is not None:
+        return _seeds_problem(str(plan.seeds), "pipeline.seeds")
+    return ["nothing to run on: set pipeline.inputs (WARC/WET files) or pipeline.seeds (URLs to crawl)"]
+
+
+def _files_problem(paths: list[str], expand, key: str) -> list[str]:
+    try:
+        files = list_crawl_files(paths, expand)
+    except (OSError, ValueError) as error:
+        return [f"{key}: {one_line(error)}"]
+    return [] if files else [f"{key}: no input files under {', '.join(paths)}"]
+
+
+def _seeds_problem(seeds: str | None, key: str) -> list[str]:
+    from pathlib import Path
+
+    return [] if seeds and Path(seeds).is_file() else [f"{key}: seeds file {seeds} does not exist"]
+
+
+def _tokenizer_problems(config: PipelineConfig, tokenizer) -> list[str]:
+    given = tokenizer if tokenizer is not None else config.pipeline.tokenizer
+    if given is None:
+        return []  # trained on the run's corpus
+    from corpus_pipeline.tokenize.bpe import load_tokenizer
+    from corpus_pipeline.tokenize.shard_vocabulary import resolve_tokenizer
+
+    try:
+        path, sha256 = resolve_tokenizer("pipeline.tokenizer", given)
+        load_tokenizer(str(path), sha256)
+    except (OSError, ValueError) as error:
+        return [f"pipeline.tokenizer: {one_line(error)}"]
+    return []
+
+
+def _eval_set_problems(config: PipelineConfig) -> list[str]:
+    from corpus_pipeline.decontam.eval_sets import EvalSetError, set_file
+
+    problems = []
+    for eval_set in config.decontamination.eval_sets:
+        try:
+            set_file(eval_set)
+        except EvalSetError as error:
+            problems.append(f"decontamination.eval_sets: {error}")
+    return problems
+
+
+def _mix_problems(config: PipelineConfig) -> list[str]:
+    """Targets by source can be checked now: each names a source of the run. (Domain and language
+    groups are known only from the documents; mix refuses those with the numbers before writing.)"""
+    mix = config.mix
+    if mix.by != ["source"] or not config.pipeline.sources:
+        return []
+    sources = {source.name for source in config.pipeline.sources}
+    targets = [(None, mix.targets)] + [(phase.name, phase.targets) for phase in mix.phases]
+    problems = []
+    for phase, shares in targets:
+        unknown = sorted(set(shares) - sources)
+        if unknown:
+            where = f"mix.phases[{phase}].targets" if phase else "mix.targets"
+            named = ", ".join(f"{group} ({shares[group]:g})" for group in unknown)
+            problems.append(f"{where}: {named} not a source of pipeline.sources ({', '.join(sorted(sources))})")
+    return problems

@@ -1,0 +1,88 @@
+"""The report reads every figure from where the data is: a fused stage's documents in the directory
+its _SUCCESS names, stages in directories of any name, the domain column and URL hosts apart."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+from report_run_fixture import config, copy_run, report_run  # noqa: F401 (a fixture)
+
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.run import run_fused
+from corpus_pipeline.report import write_report
+
+FIGURE = re.compile(r'<figure class="plot" data-drawn="([0-9.e+]+)"(?: data-kept="([0-9.e+]+)")?><figcaption>([^<]*)')
+
+
+def figures(page: str) -> list[tuple[float, float | None, str]]:
+    return [(float(d), float(k) if k else None, t) for d, k, t in FIGURE.findall(page)]
+
+
+def fused_run(report_run, target):  # noqa: F811
+    """The run with pii -> quality -> decontaminate fused, as `run` writes them: 05 and 06 keep no parts."""
+    run = copy_run(report_run, target, ("01_extract", "02_langid", "03_normalize", "04_dedup"))
+    chain = ["pii", "quality", "decontaminate"]
+    dirs = [run / "05_pii", run / "06_quality", run / "07_decontaminate"]
+    run_fused(chain, run / "04_dedup", dirs, config(), LocalExecutor())
+    assert not list((run / "06_quality").glob("part-*.parquet"))
+    return run
+
+
+def test_a_fused_quality_stage_shows_its_kept_documents(report_run, tmp_path):  # noqa: F811
+    run = fused_run(report_run, tmp_path / "fused")
+    page = write_report(run, config()).path.read_text(encoding="utf-8")
+    histograms = [(kept, title) for _, kept, title in figures(page) if kept is not None]
+    assert len(histograms) >= 20
+    # Every quality signal computed for the kept documents draws them (was "kept (0)" for all 34).
+    assert all(kept > 0 for kept, _ in histograms), [t for k, t in histograms if not k]
+
+
+def test_every_figure_whose_stage_kept_documents_is_drawn(report_run, tmp_path):  # noqa: F811
+    run = fused_run(report_run, tmp_path / "fused")
+    page = write_report(run, config()).path.read_text(encoding="utf-8")
+    empty = [title for drawn, _, title in figures(page) if drawn == 0]
+    assert empty == [], empty
+
+
+def test_a_report_over_stages_in_directories_of_any_name(report_run, tmp_path):  # noqa: F811
+    run = tmp_path / "verbs"
+    run.mkdir()
+    named = {"01_extract": "extracted", "02_langid": "lang", "03_normalize": "norm", "04_dedup": "dd",
+             "05_pii": "p", "06_quality": "q"}  # fmt: skip
+    for source, name in named.items():
+        shutil.copytree(report_run / source, run / name)
+    result = write_report(run, config())
+    page = result.path.read_text(encoding="utf-8")
+    summary = page[page.index("Run directory:") :].split("</p>")[0]
+    missing = summary.split("Not run:")[1]
+    assert all(stage not in missing for stage in ("extract,", "langid", "normalize", "dedup", "pii", "quality"))
+    assert result.figures.gates is not None and result.figures.gates.corpus == run / "q"  # gates over `q`
+    assert result.figures.gates.documents > 0
+
+
+def test_the_domain_chart_uses_the_domain_column_and_the_host_chart_says_hosts(report_run, tmp_path):  # noqa: F811
+    page = write_report(report_run, config(), output=tmp_path / "r.html").path.read_text(encoding="utf-8")
+    titles = [title for _, _, title in figures(page)]
+    assert any("domains of the final corpus" in t and "the domain column" in t for t in titles)
+    hosts = page[page.index("URL hosts of the final corpus") :].split("</figure>")[0]
+    assert "en.example.org" in hosts and "news.example.cn" in hosts
+    domains = page[page.index("the domain column") :].split("</figure>")[0]
+    assert "en.example.org" not in domains
+
+
+def test_a_sources_run_funnel_starts_at_each_source_first_stage(report_run, tmp_path):  # noqa: F811
+    """pipeline.sources: the sources' extract, langid and normalize lead the funnel into dedup."""
+    run = tmp_path / "sources_run"
+    for stage in ("01_extract", "02_langid", "03_normalize"):
+        shutil.copytree(report_run / stage, run / "sources" / "web" / stage)
+    for stage in ("04_dedup", "05_pii", "06_quality", "07_decontaminate", "tokenizer", "tokens"):
+        shutil.copytree(report_run / stage, run / stage)
+    result = write_report(run, config())
+    stages = [row.stage for row in result.figures.funnel]
+    assert stages == ["web/extract", "web/langid", "web/normalize", "dedup", "pii", "quality", "decontaminate",
+                      "tokenize"]  # fmt: skip
+    page = result.path.read_text(encoding="utf-8")
+    assert "Not run:" not in page[page.index("Run directory:") :].split("</p>")[0]
+    funnel = page[page.index('<section id="funnel">') :].split("</section>")[0]
+    assert "<td>web/extract</td>" in funnel and "web/langid: language_not_allowed" in funnel

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from corpus_pipeline.engine.output_guard import refuse_foreign
+from corpus_pipeline.engine.output_guard import check_output_apart, refuse_foreign
 from corpus_pipeline.engine.registry import STAGES
 from corpus_pipeline.engine.stage_dir import child, location
 from corpus_pipeline.failures import StepFailed
@@ -54,11 +54,14 @@ def _step_runs(steps: Sequence[Step], context: RunContext) -> list[tuple[Step, s
     return runs + [(step, None, context) for step in steps if not step.per_source]
 
 
-def refuse_foreign_stage_dirs(context: RunContext) -> None:
-    """Before the first step: every stage directory the run may write (the run's and each
-    source's) is missing, empty or ours, so a refusal comes before anything is written."""
+def refuse_unsafe_outputs(context: RunContext) -> None:
+    """Before the first step: the run directory holds no input and lies in none, and every stage
+    directory the run may write (the run's and each source's) is missing, empty or ours, so a
+    refusal comes before anything is written."""
     storage = Storage(context.config.storage)
     config = context.config
+    inputs = [*config.pipeline.inputs, *(path for source in config.pipeline.sources for path in source.paths)]
+    check_output_apart(context.run_dir, [path for path in inputs if not any(c in path for c in "*?[")])
     for plan in [context.plan, *(source.plan for source in context.sources)]:
         for spec in STAGES:
             if "{" in spec.directory:
@@ -76,7 +79,7 @@ def run_pipeline(
     context = RunContext(plan)  # first: a source's config that does not validate stops the run here
     check_runs_on_store(plan)  # and a step that cannot write to the store stops it before any other
     check_run_config(plan)  # then every input, the tokenizer, eval sets and mix targets (exit 2)
-    refuse_foreign_stage_dirs(context)  # and every stage directory it will write is ours or new
+    refuse_unsafe_outputs(context)  # and every stage directory it will write is ours or new
     record = RunRecord.start(plan)
     outcomes: dict[str, StepOutcome] = {}
     # Stats of the document stages so far: each source's up to dedup (by name), then the run's (None).

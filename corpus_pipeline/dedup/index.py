@@ -30,8 +30,8 @@ INDEX_ID_PREFIX = "index:"
 PUBLISHED = "published"
 SETTINGS = "settings.json"
 # How shingles are hashed (shingle_hashes.py): an index written with another hash holds signatures
-# that cannot match this code's, so it is refused like one of other settings. The xxh32 of shingle
-# strings came before (indexes without this key).
+# that cannot match this code's, so it is refused like one of other settings (an index without
+# this key hashed shingle strings with xxh32).
 SHINGLE_HASH = "polynomial-fmix64"
 INDEX_SCHEMA = pa.schema([SIGNATURE_SCHEMA.field(name) for name in ("id", "exact_hash", "signature", "simhash")])
 _SIGNED_COLUMNS = ["id", "url", "text", "language"]

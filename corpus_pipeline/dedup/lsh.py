@@ -23,7 +23,7 @@ def bands_and_rows(
     on a tie. Not imported from datasketch: it imports scipy for its integrals, 1.0-1.2 s of a
     local dedup run that takes ~1 s. The integrands are polynomials of degree bands * rows <=
     num_perm, which Gauss-Legendre with num_perm // 2 + 1 nodes integrates exactly; the tests
-    compare the choice with datasketch's on 448 settings."""
+    compare the choice with datasketch's on a grid of settings."""
     pairs = [(bands, rows) for bands in range(1, num_perm + 1) for rows in range(1, num_perm // bands + 1)]
     bands = np.array([b for b, _ in pairs], dtype=np.float64)[:, None]
     rows = np.array([r for _, r in pairs], dtype=np.float64)[:, None]

@@ -9,9 +9,11 @@ import pytest
 
 from corpus_pipeline.dedup.lsh import bands_and_rows
 
-THRESHOLDS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99)
-PERMUTATIONS = (8, 16, 32, 64, 100, 128, 256)
-WEIGHTS = ((0.5, 0.5), (0.2, 0.8), (0.8, 0.2), (0.1, 0.9))
+# 96 settings, ~1 s of datasketch's integrals (a grid of 448 with 100 and 256 permutations agreed
+# too, in ~8 s).
+THRESHOLDS = (0.05, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99)
+PERMUTATIONS = (8, 32, 64, 128)
+WEIGHTS = ((0.5, 0.5), (0.2, 0.8), (0.8, 0.2))
 
 
 def test_bands_and_rows_equal_datasketchs_choice_on_every_setting_of_a_grid():

@@ -27,7 +27,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 export SPARK_LOCAL_IP ?= 127.0.0.1
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test demo lint bench demo-site gates eval-extraction eval-langid eval-pii package clean
+.PHONY: help setup test test-fast demo lint bench demo-site gates eval-extraction eval-langid eval-pii package clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -42,8 +42,12 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed ## create .venv and install everything (torch first, then the project)
 
-test: $(VENV)/.installed browser-for-tests ## unit, Spark (local[2]) and real-data tests
-	$(PY) -m pytest -q
+test: $(VENV)/.installed browser-for-tests ## the whole suite, as CI runs it (unit, Spark local[2], real data); its 25 slowest
+	$(PY) -m pytest -q --durations=25
+
+# The inner loop: no JVM, no child runs of the CLI, no real-data runs (tests/conftest.py: --fast).
+test-fast: $(VENV)/.installed ## unit and single-process tests, no JVM (a few minutes at most)
+	$(PY) -m pytest -q --fast $(ARGS)
 
 demo: $(VENV)/.installed ## serve the demo site, crawl it, run the whole pipeline on it (Spark local[*])
 	$(CLI) demo $(STAGE_FLAGS)

@@ -1,5 +1,14 @@
 """Shared fixtures: where the real data lives, one local[2] SparkSession, one loopback S3 server,
-small WARC builders."""
+small WARC builders; and the test tiers.
+
+Tiers: `make test` runs everything (CI). `make test-fast` (`pytest --fast`) leaves out the tests
+marked `spark` (a JVM), `cluster` (a standalone master and worker) and `slow` (subprocess runs of
+the CLI, real-data runs, trainings: registered in pyproject.toml). A test that asks for the `spark`
+fixture, directly or through another fixture, is marked `spark` here, so a new Spark test needs no
+marker. Under --fast, `java` is a stub that fails with a message naming the rule, so a test that
+starts a JVM by any other way (a verb run with its default `--runner spark`, a child process)
+fails there instead of slowing the inner loop: mark it `spark`.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +16,11 @@ import contextlib
 import io
 import itertools
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +38,53 @@ def shared_data(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"real data not available: {path} is absent (see ../shared/data/README.md)")
     return path
+
+
+FAST_TIER_LEAVES_OUT = ("spark", "cluster", "slow")
+_NO_JVM = """#!/bin/sh
+echo "the fast test tier starts no JVM: mark this test @pytest.mark.spark, or give it the spark fixture" >&2
+exit 97
+"""
+_NO_JVM_HOME = pytest.StashKey[Path]()
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help=f"the fast tier: leave out tests marked {', '.join(FAST_TIER_LEAVES_OUT)}; a JVM start fails the test",
+    )
+
+
+def pytest_configure(config):
+    if config.getoption("--fast"):
+        # Before any test: a JVM started later, in this process or a child, runs this `java`.
+        home = Path(tempfile.mkdtemp(prefix="corpus-tests-no-jvm-"))
+        (home / "bin").mkdir()
+        (home / "bin" / "java").write_text(_NO_JVM, encoding="utf-8")
+        (home / "bin" / "java").chmod(0o755)
+        config.stash[_NO_JVM_HOME] = home
+        os.environ["JAVA_HOME"] = str(home)
+
+
+def pytest_unconfigure(config):
+    home = config.stash.get(_NO_JVM_HOME, None)
+    if home is not None:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+    if not config.getoption("--fast"):
+        return
+    kept, left_out = [], []
+    for item in items:
+        (left_out if any(item.get_closest_marker(name) for name in FAST_TIER_LEAVES_OUT) else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")

@@ -84,7 +84,7 @@ class ExtractConfig(Strict):
     # Per-page limit on trafilatura, which runs in a child process killed and replaced when a page
     # overruns (reason `extract_timeout`). The slowest of the 1,432 real pages took 0.90 s (p99 0.28 s,
     # median 45 ms) on a shared 2-core machine: 5 s is 5x that, and the most a hanging page costs.
-    # None: trafilatura in the task's own process with no limit, as before (a hang hangs the task).
+    # None: trafilatura in the task's own process with no limit (a hang hangs the task).
     timeout_seconds: float | None = Field(5.0, gt=0)
     # Name of the snapshot written to the `dump` column; default: the input file's parent folder.
     dump: str | None = None

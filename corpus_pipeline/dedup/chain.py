@@ -1,5 +1,6 @@
 """How the methods' drops combine into one decision per document, and the clusters they leave, on
-rows one process holds (small_decisions.py's path; spark_job.py does the same as Spark jobs).
+rows one process holds (small_decisions.py's path; chain_job.py does the same as Spark jobs), and
+the columns both paths add to every document.
 
 A dropped document is {id: (kept_id, reason, note)}: kept_id the document finally kept in its place
 (null when none stands for it: paragraph removal emptied it), note the reject detail when it is not
@@ -10,8 +11,25 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import pyarrow as pa
+
+from corpus_pipeline.dedup.paragraph_batches import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED
+
+# The cluster columns every written document carries (the stage's output schema adds them).
+CLUSTER_FIELDS = (pa.field("dup_cluster_id", pa.string()), pa.field("dup_cluster_size", pa.int64()))
+
+
+@dataclass(frozen=True)
+class DecisionColumns:
+    """The columns the decisions add to every document (the writer drops them)."""
+
+    reason: str = "_dedup_reason"  # null: kept
+    kept_id: str = "_dedup_kept_id"  # the reject detail: the document kept in its place
+    paragraphs: str = PARAGRAPHS_REMOVED
+    characters: str = CHARACTERS_REMOVED
+
 
 Dropped = dict[str, tuple[str | None, str, str | None]]
 

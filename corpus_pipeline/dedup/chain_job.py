@@ -1,6 +1,7 @@
 """The dedup method chain on Spark: every document's signature once, each method on what the
-previous ones kept, then the clusters. An input whose signatures are small (SMALL_INPUT_BYTES) is
-decided in one pass on the driver instead (small_decisions.py, chain.py).
+previous ones kept, then the clusters. An input whose signatures are small (small_decisions.SMALL_INPUT_BYTES)
+is decided in one pass on the driver instead (small_decisions.py, chain.py); under the local runner
+such an input needs no Spark at all (driver_job.py).
 
 Why two paths: adaptive execution runs every shuffle as a Spark job of its own, and a small input
 pays for the jobs, not for the work. On the 1,418 real pages (default config, local[1], a warm
@@ -25,22 +26,12 @@ from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.dedup.chain import VERDICT_SCHEMA, chained, cluster_verdicts
 from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates, url_duplicates
-from corpus_pipeline.dedup.keep_rule import keep_order
 from corpus_pipeline.dedup.paragraph_job import remove_repeated_paragraphs
 from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates
-from corpus_pipeline.dedup.small_decisions import method_duplicates
+from corpus_pipeline.dedup.small_decisions import IN_INDEX, decision_order, method_duplicates, small_input_rows
 from corpus_pipeline.engine.spark import spark_schema
 
-# Signatures (and the index's) the driver decides on itself: 64 MiB is ~90,000 documents at 128
-# permutations (512 bytes of signature and ~200 of id, URL, hashes and keep columns each).
-SMALL_INPUT_BYTES = 64 << 20
-_ROW_BYTES = 200
-IN_INDEX = "_in_index"  # a published document of the cross-snapshot index: it always stays
 _REPRESENTATIVE = "_representative"
-
-
-def small_input_rows(dedup: DedupConfig) -> int:
-    return SMALL_INPUT_BYTES // (4 * dedup.num_perm + _ROW_BYTES)
 
 
 def signatures(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None, carried: list[str]) -> DataFrame:
@@ -74,10 +65,7 @@ def dedup_decisions(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None
     document without a row is kept, alone in its cluster. With an index (id, exact_hash, signature,
     simhash), published documents join every method as members that always win the keep rule and
     are never written."""
-    order = keep_order(dedup, docs.columns)
-    if index is not None:
-        order = [(IN_INDEX, "desc"), *order]
-    carried = [column for column, _ in order if column not in ("id", IN_INDEX)]
+    order, carried = decision_order(dedup, docs.columns, with_index=index is not None)
     # Signed once for either path; the collection stops one row past what the driver takes.
     signed = signatures(docs, dedup, index, carried).localCheckpoint()
     limit = small_input_rows(dedup)

@@ -136,10 +136,6 @@ def score_method(method: str, docs: list[dict], family: dict[str, str], rep: dic
     return score
 
 
-def _document_columns(doc: dict) -> dict:
-    return {key: doc.get(key) for key in ("id", "text", "url", "date", "language")}
-
-
 def evaluate_dedup(
     docs: list[dict], config: PipelineConfig, spark, seed: int | None, share: float = PLANT_SHARE
 ) -> DedupReport:

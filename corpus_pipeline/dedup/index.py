@@ -17,17 +17,12 @@ from __future__ import annotations
 import json
 
 import pyarrow as pa
-from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.layout import WORK
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage, run_global
-from corpus_pipeline.engine.spark import SparkExecutor, spark_schema
-from corpus_pipeline.engine.spark_read import read_parts
-from corpus_pipeline.engine.spark_write import write_parts
 from corpus_pipeline.engine.stage_dir import SUCCESS, Location, child, input_parts, location, read_success
 from corpus_pipeline.storage import Storage
 
@@ -35,8 +30,8 @@ INDEX_ID_PREFIX = "index:"
 PUBLISHED = "published"
 SETTINGS = "settings.json"
 # How shingles are hashed (shingle_hashes.py): an index written with another hash holds signatures
-# that cannot match this code's, so it is refused like one of other settings. The xxh32 of shingle
-# strings came before (indexes without this key).
+# that cannot match this code's, so it is refused like one of other settings (an index without
+# this key hashed shingle strings with xxh32).
 SHINGLE_HASH = "polynomial-fmix64"
 INDEX_SCHEMA = pa.schema([SIGNATURE_SCHEMA.field(name) for name in ("id", "exact_hash", "signature", "simhash")])
 _SIGNED_COLUMNS = ["id", "url", "text", "language"]
@@ -93,6 +88,12 @@ class IndexPublishStage(GlobalStage):
         return json.dumps(index_settings(self.config), sort_keys=True)
 
     def run(self, input_dir: Location, work, executor: Executor) -> dict:
+        from pyspark.sql import functions as F
+
+        from corpus_pipeline.engine.spark import spark_schema
+        from corpus_pipeline.engine.spark_read import read_parts
+        from corpus_pipeline.engine.spark_write import write_parts
+
         parts = [str(part) for part in input_parts(input_dir, work.storage)]
         if parts:
             docs = read_parts(executor.session(), parts, DOCUMENT_SCHEMA, work.storage, _SIGNED_COLUMNS)
@@ -109,6 +110,8 @@ def publish_to_index(
     stage_dir: Location, index_dir: Location, config: DedupConfig, spark, storage: Storage | None = None
 ) -> Location:
     """Add the kept documents of a finished stage to the index (again: a no-op)."""
+    from corpus_pipeline.engine.spark import SparkExecutor
+
     storage = storage or Storage()
     index_dir = location(index_dir)
     _check_settings(index_dir, config, storage)
@@ -122,11 +125,19 @@ def index_identity(index_dir: Location | None) -> list[str]:
     return [f"index:{str(folder).rpartition('/')[2]}" for folder in published_folders(index_dir)]
 
 
-def read_index(index_dir: Location, config: DedupConfig, spark, storage: Storage | None = None) -> DataFrame | None:
-    """(id, exact_hash, signature, simhash) of every published document, or None for an empty index."""
-    storage = storage or Storage()
+def index_parts(index_dir: Location, config: DedupConfig, storage: Storage) -> list[str]:
+    """The parts (INDEX_SCHEMA) of every published folder, once the index's settings are checked."""
     _check_settings(index_dir, config, storage)
-    parts = [str(part) for folder in published_folders(index_dir, storage) for part in _folder_parts(folder, storage)]
+    return [str(part) for folder in published_folders(index_dir, storage) for part in _folder_parts(folder, storage)]
+
+
+def read_index(index_dir: Location, config: DedupConfig, spark, storage: Storage | None = None):
+    """(id, exact_hash, signature, simhash) of every published document as a DataFrame, or None
+    for an empty index."""
+    from corpus_pipeline.engine.spark_read import read_parts
+
+    storage = storage or Storage()
+    parts = index_parts(index_dir, config, storage)
     return read_parts(spark, parts, INDEX_SCHEMA, storage) if parts else None
 
 

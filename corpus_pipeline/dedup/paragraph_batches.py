@@ -9,6 +9,8 @@ from corpus_pipeline.dedup.paragraphs import document_paragraph_hashes, remove_p
 from corpus_pipeline.dedup.shingles import normalize_for_hashing
 
 REASON = "empty_after_paragraph_dedup"
+# Hidden columns the stage writer turns into `_stats.json` counts and drops before writing.
+PARAGRAPHS_REMOVED, CHARACTERS_REMOVED = "_paragraphs_removed", "_paragraph_characters_removed"
 HASH_SCHEMA = pa.schema([("id", pa.string()), ("paragraph_hash", pa.int64())])
 CLEANED_SCHEMA = pa.schema(
     [

@@ -13,16 +13,15 @@ from pyspark.sql import functions as F
 
 from corpus_pipeline.config.filtering import ParagraphDedupConfig
 from corpus_pipeline.dedup.paragraph_batches import (
+    CHARACTERS_REMOVED,
     CLEANED_SCHEMA,
     HASH_SCHEMA,
+    PARAGRAPHS_REMOVED,
     REASON,
     cleaned_batch,
     paragraph_hash_batch,
 )
 from corpus_pipeline.engine.spark import spark_schema
-
-# Hidden columns the stage writer turns into `_stats.json` counts and drops before writing.
-PARAGRAPHS_REMOVED, CHARACTERS_REMOVED = "_paragraphs_removed", "_paragraph_characters_removed"
 
 
 def repeated_paragraphs(docs: DataFrame, min_documents: int) -> DataFrame:

@@ -9,18 +9,13 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-# After id, these columns tell the rows of one document apart (file_path + warc_offset is one record).
-REPEAT_ORDER = ("date", "file_path", "warc_offset")
+from corpus_pipeline.dedup.id_buckets import row_order
+
 _RANK = "_repeat_rank"
 # On a repeated row: true when its text is the kept row's (the same page fetched twice), false when
 # two inputs give one id to different texts (dataset ids that collide): dedup's `id_collision`.
 SAME_TEXT = "_repeat_same_text"
 ID_COLLISION = "id_collision"
-
-
-def row_order(columns: list[str]) -> list[str]:
-    """id, then the columns that order a document's repeated rows: for sorting output files."""
-    return ["id", *(column for column in REPEAT_ORDER if column in columns)]
 
 
 def split_repeats(docs: DataFrame) -> tuple[DataFrame, DataFrame]:

@@ -20,14 +20,18 @@ NO_SPACE_LANGUAGES = frozenset({"zh", "ja", "th", "lo", "km", "my", "bo", "yue",
 _NO_SPACE_SCRIPT = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 # A document is cut by characters when this share of its characters is in such a script.
 NO_SPACE_SHARE = 0.3
+_PLANES_WITH_SYMBOLS = 0x20000  # code points of planes 0 (BMP) and 1
 
 
 @lru_cache(maxsize=1)
 def _stripped_code_points() -> np.ndarray:
     """True for every code point in a punctuation or symbol category (8,560 of them): digits and
-    letters carry the content that tells pages apart. Built once per process in ~0.3 s."""
+    letters carry the content that tells pages apart. Every one lies in planes 0 and 1 (the last
+    is U+1FBCA in Unicode 14; planes 2-16 hold ideographs, tags, variation selectors and private
+    use), so only those are looked up: 40 ms per process instead of 0.3 s, which was a fifth of a
+    local dedup of 1,432 pages. tests/dedup/test_dedup_helpers.py checks every code point."""
     stripped = np.zeros(sys.maxunicode + 1, dtype=bool)
-    stripped[[c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c))[0] in "PS"]] = True
+    stripped[[c for c in range(_PLANES_WITH_SYMBOLS) if unicodedata.category(chr(c))[0] in "PS"]] = True
     return stripped
 
 

@@ -23,13 +23,32 @@ import numpy as np
 
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.config.filtering import SimhashConfig
-from corpus_pipeline.dedup.keep_rule import keep_key
+from corpus_pipeline.dedup.keep_rule import keep_key, keep_order
 from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows
 from corpus_pipeline.dedup.minhash import estimated_jaccard
 from corpus_pipeline.dedup.simhash import block_layout, hamming_distance
 
 # (id, kept_id, reason) of every document a method drops.
 Found = list[tuple[str, str, str]]
+
+# Signatures (and the index's) the driver decides on itself: 64 MiB is ~90,000 documents at 128
+# permutations (512 bytes of signature and ~200 of id, URL, hashes and keep columns each).
+SMALL_INPUT_BYTES = 64 << 20
+_ROW_BYTES = 200
+IN_INDEX = "_in_index"  # a published document of the cross-snapshot index: it always stays
+
+
+def small_input_rows(dedup: DedupConfig) -> int:
+    return SMALL_INPUT_BYTES // (4 * dedup.num_perm + _ROW_BYTES)
+
+
+def decision_order(dedup: DedupConfig, columns: list[str], with_index: bool) -> tuple[list[tuple[str, str]], list]:
+    """(the keep rule's order, published documents first; the columns a signature row carries
+    for it besides id)."""
+    order = keep_order(dedup, columns)
+    if with_index:
+        order = [(IN_INDEX, "desc"), *order]
+    return order, [column for column, _ in order if column not in ("id", IN_INDEX)]
 
 
 def components(edges: Iterable[tuple[str, str]]) -> dict[str, str]:

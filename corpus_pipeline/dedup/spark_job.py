@@ -1,5 +1,6 @@
-"""The dedup decisions on Spark: signatures, per-method decisions, clusters; dedup/stage.py writes
-them through the engine's lifecycle (parts, `_rejected/reason=<method>_duplicate/`, `_stats.json`).
+"""The dedup decisions on Spark: signatures, per-method decisions, clusters, and the tasks that
+write them into the stage's work directory (bucket_writer.py: parts, `_rejected/reason=<method>_duplicate/`,
+`_stats.json`); dedup/stage.py runs them through the engine's lifecycle.
 
 Deterministic whatever the partitioning: every choice is a total order on ids, cluster ids are the
 smallest id of a cluster, and output part i holds the documents with hash(id) % n == i sorted by id,
@@ -8,7 +9,6 @@ n fixed by the config or the input, so 4 or 13 input partitions give byte-identi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,16 +16,18 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN, bucket_done, write_bucket
+from corpus_pipeline.dedup.chain import CLUSTER_FIELDS, DecisionColumns
 from corpus_pipeline.dedup.chain_job import dedup_decisions
+from corpus_pipeline.dedup.id_buckets import bucket_identity, row_order
 from corpus_pipeline.dedup.index import read_index
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
-from corpus_pipeline.dedup.paragraph_job import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED
 from corpus_pipeline.dedup.repeats import ID_COLLISION, SAME_TEXT, split_repeats
-from corpus_pipeline.dedup.stage import CLUSTER_FIELDS
 from corpus_pipeline.engine.spark_read import read_parts
+from corpus_pipeline.engine.spark_write import batches_by_key
 from corpus_pipeline.storage import Storage
 
-_REASON, _KEPT = "_dedup_reason", "_dedup_kept_id"
+_REASON, _KEPT = DecisionColumns.reason, DecisionColumns.kept_id
 
 
 def _clustered(docs: DataFrame, verdicts: DataFrame) -> DataFrame:
@@ -51,16 +53,6 @@ def with_source_rank(docs: DataFrame, priority: list[str]) -> DataFrame:
     for position, name in reversed(list(enumerate(priority))):
         rank = F.when(F.col("source") == name, position).otherwise(rank)
     return docs.withColumn(SOURCE_RANK, rank)
-
-
-@dataclass(frozen=True)
-class DecisionColumns:
-    """The columns `decided_documents` adds to every document (the writer drops them)."""
-
-    reason: str = _REASON  # null: kept
-    kept_id: str = _KEPT  # the reject detail: the document kept in its place
-    paragraphs: str = PARAGRAPHS_REMOVED
-    characters: str = CHARACTERS_REMOVED
 
 
 def decided_documents(
@@ -93,3 +85,25 @@ def decided_documents(
     repeats = repeats.drop(SAME_TEXT)
     decided = _clustered(*dedup_decisions(docs, dedup, index)).unionByName(repeats, allowMissingColumns=True)
     return decided, DecisionColumns()
+
+
+_TASK_RESULT_SCHEMA = "task_id long, docs_in long"
+
+
+def write_spark_buckets(
+    decided: DataFrame, columns: DecisionColumns, schema: pa.Schema, work: str, buckets: int, storage: Storage
+) -> None:
+    """Bucket = Murmur3(id) mod n, the hash Spark's own repartition(n, "id") uses, carried as a
+    column: adaptive execution may coalesce shuffle partitions (4 became 1 on a small input), so a
+    partition number is never taken for a bucket. A partition writes each bucket it holds."""
+
+    def write(batches):
+        for bucket, group in batches_by_key(batches, BUCKET_COLUMN):
+            identity = bucket_identity(bucket, buckets)
+            if not bucket_done(work, bucket, identity, storage):
+                write_bucket(group, columns, schema, work, bucket, identity, storage)
+            yield pa.RecordBatch.from_pylist([{"task_id": bucket, "docs_in": sum(b.num_rows for b in group)}])
+
+    bucketed = decided.withColumn(BUCKET_COLUMN, F.pmod(F.hash("id"), F.lit(buckets)))
+    ordered = bucketed.repartition(buckets, "id").sortWithinPartitions(BUCKET_COLUMN, *row_order(decided.columns))
+    ordered.mapInArrow(write, _TASK_RESULT_SCHEMA).collect()

@@ -32,7 +32,8 @@ class LocalExecutor:
         return results
 
     def session(self):
-        """A SparkSession for the steps that are DataFrame jobs whatever the runner (dedup)."""
+        """A SparkSession for the steps that are DataFrame jobs whatever the runner: dedup of an
+        input too big for the driver (dedup/driver_job.py decides the others in this process)."""
         from corpus_pipeline.engine.session import get_spark
 
         return get_spark(self.spark_config)

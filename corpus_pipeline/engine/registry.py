@@ -56,6 +56,8 @@ class StageSpec:
     many_inputs: bool = False
     # Config sections besides `section` that decide the output, given to the factory by name.
     also_reads: tuple[str, ...] = ()
+    # Its gates over the final corpus before publishing, "module:function" (pipeline/gates.py).
+    gates: tuple[str, ...] = ()
 
     @property
     def fusable(self) -> bool:
@@ -158,6 +160,7 @@ STAGES: tuple[StageSpec, ...] = (
         "quality",
         "corpus_pipeline.quality.stage:QualityStage",
         "quality signals (Gopher, C4, FineWeb, coverage, entropy, blocklists, classifier) and keep rules",
+        gates=("corpus_pipeline.quality.gates:quality_gates",),
     ),
     StageSpec(
         "decontaminate",
@@ -173,6 +176,7 @@ STAGES: tuple[StageSpec, ...] = (
                 many=True,
             ),
         ),
+        gates=("corpus_pipeline.decontam.gates:decontamination_gates",),
     ),
     StageSpec(
         "train-tokenizer",

@@ -17,13 +17,11 @@ from corpus_pipeline.engine.lifecycle import (
     Executor,
     GlobalStage,
     StageResult,
-    chain_dirs,
-    global_dir,
     run_chain,
     run_global,
 )
 from corpus_pipeline.engine.registry import RUNNERS, StageSpec, stage_spec
-from corpus_pipeline.engine.stage_dir import StageDir, check_output_apart, location
+from corpus_pipeline.engine.stage_dir import check_output_apart, location
 from corpus_pipeline.stages.base import SourceStage
 from corpus_pipeline.storage import Storage
 
@@ -113,24 +111,6 @@ def run_stage(name: str, source, output: Path, config: PipelineConfig, executor:
         return run_global(stage, _global_input(spec, source), location(output), executor, storage)
     outputs = [location(output)]
     return run_chain([stage], _source_input(stage, source, outputs), outputs, executor, config.engine, storage)[0]
-
-
-def planned_dirs(
-    names: Sequence[str], source, outputs: Sequence[Path], config: PipelineConfig, executor: Executor, **options
-) -> list[StageDir]:
-    """Where `run_fused(names, ...)` (or `run_stage` for one name) will work and publish: each stage's
-    output and fingerprint, hence its work directory `.<output>.inprogress-<fingerprint>`."""
-    specs = [stage_spec(name) for name in names]
-    if len(specs) == 1 and specs[0].kind == "global":
-        if specs[0].input == "seeds":
-            options = {**options, "seeds": Path(source)}
-        stage = build_stage(specs[0], config, **options)
-        storage = Storage(config.storage)
-        return [global_dir(stage, _global_input(specs[0], source), location(outputs[0]), executor, storage)]
-    stages = [build_stage(spec, config) for spec in specs]
-    outputs = [location(o) for o in outputs]
-    source = _source_input(stages[0], source, outputs)
-    return chain_dirs(stages, source, outputs, config.engine, Storage(config.storage))
 
 
 def run_fused(

@@ -2,7 +2,7 @@
 Parquet reader.
 
 Spark's reader reaches `s3://` only through hadoop-aws (`s3a://`), which is not installable here and
-missing on many clusters (issue 15). So the driver plans the work from the parts' footers (read
+missing on many clusters. So the driver plans the work from the parts' footers (read
 through Storage), every Spark task reads its row groups with pyarrow.parquet, and Spark only moves
 the rows on from there.
 """

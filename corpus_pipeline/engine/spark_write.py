@@ -1,6 +1,7 @@
 """A DataFrame written as Parquet parts by Spark tasks through the engine's task commit (TaskAttempt:
 a local work directory or an object store), not by `DataFrame.write`, whose files go through
-Hadoop's filesystem and reach `s3://` only with hadoop-aws (issue 15).
+Hadoop's filesystem and reach `s3://` only with hadoop-aws, which is not installable here and
+missing on many clusters.
 
 Part i (`part-NNNNN.parquet`, NNNNN = i) holds the rows whose key hashes to i (Murmur3, as Spark's own
 `repartition(n, key)` places them), sorted by every column, written in ArrowFile's fixed row groups:

@@ -123,11 +123,11 @@ def dedup(ctx: RunContext) -> StepOutcome:
 
 
 def gates(ctx: RunContext) -> StepOutcome:
-    """Corpus-level gates over the final corpus; recomputed every time (they read four columns and
-    the decontaminate stage's stats)."""
-    from corpus_pipeline.quality.gates import evaluate_corpus_gates
+    """Every stage's gates over the final corpus (pipeline/gates.py); recomputed every time (they
+    read four columns and the decontaminate stage's stats)."""
+    from corpus_pipeline.pipeline.gates import evaluate_gates
 
-    report = evaluate_corpus_gates(ctx.documents, ctx.config)
+    report = evaluate_gates(ctx.run_dir, ctx.config, Storage(ctx.config.storage), corpus=ctx.documents)
     path = child(ctx.run_dir, GATES_FILE)
     write_json(path, report.to_dict(), Storage(ctx.config.storage))
     ctx.gates_passed = report.passed

@@ -114,9 +114,11 @@ def _labelled(assignments: list[str], also_binary) -> dict[str, list[str]]:
 
 
 def gates_verb(args, config: PipelineConfig) -> int:
-    from corpus_pipeline.quality.gates import evaluate_corpus_gates
+    from corpus_pipeline.engine.stage_dir import location
+    from corpus_pipeline.pipeline.gates import evaluate_gates
+    from corpus_pipeline.storage import Storage
 
-    report = evaluate_corpus_gates(args.run_dir, config)
+    report = evaluate_gates(location(args.run_dir), config, Storage(config.storage))
     print(report.format_table())
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True))

@@ -30,7 +30,8 @@ class ReportResult:
 
 
 def default_output(run_dir: Path) -> Path:
-    """DESIGN.md: runs/<run_id>/report/index.html."""
+    """runs/<run_id>/report/index.html: beside the run's stage directories, so the page and the
+    run it describes are copied, published and deleted together."""
     return run_dir / "report" / "index.html"
 
 

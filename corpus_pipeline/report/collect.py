@@ -11,11 +11,11 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import corpus_pipeline.report.corpus_figures as corpus
+import corpus_pipeline.report.token_figures as tokens
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.registry import STAGES as REGISTRY
-from corpus_pipeline.quality.gates import GateReport, evaluate_corpus_gates
-from corpus_pipeline.report import corpus_figures as corpus
-from corpus_pipeline.report import token_figures as tokens
+from corpus_pipeline.pipeline.gates import GateReport, evaluate_gates
 from corpus_pipeline.report.bars import Bars, ranked, top_with_other
 from corpus_pipeline.report.decontam_figures import DecontaminationFigures, decontamination_figures
 from corpus_pipeline.report.drift import DriftCheck, Profile, compare
@@ -32,6 +32,7 @@ from corpus_pipeline.report.source_figures import (
     source_funnels,
     source_runs,
 )
+from corpus_pipeline.storage import Storage
 
 
 @dataclass
@@ -127,7 +128,7 @@ def _gates(figures: RunFigures, config: PipelineConfig) -> None:
         return
     final = corpus.final_corpus(figures.stages)  # by its _SUCCESS, whatever its directory is called
     try:
-        figures.gates = evaluate_corpus_gates(final.directory, config)
+        figures.gates = evaluate_gates(figures.run_dir, config, Storage(config.storage), corpus=final.directory)
     except (FileNotFoundError, ValueError) as error:
         figures.gates_error = str(error)
 

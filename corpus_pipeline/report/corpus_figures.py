@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from corpus_pipeline.pii.types import PII_TYPES
-from corpus_pipeline.report.bars import Bars, ranked
+from corpus_pipeline.report.bars import Bars
 from corpus_pipeline.report.run_dir import DOCUMENT_STAGES, StageRun, kept_parts, read_columns
 
 UNKNOWN = "(none)"
@@ -83,7 +83,3 @@ def pii_bars(pii: StageRun, enabled: list[str]) -> tuple[Bars, Bars]:
         Bars("PII matches by type", [(kind, float(matches.get(kind, 0))) for kind in kinds], unit="matches"),
         Bars("documents with a match, by type", [(kind, float(documents.get(kind, 0))) for kind in kinds]),
     )
-
-
-def count_bars(title: str, counts: dict[str, float], unit: str = "documents") -> Bars:
-    return Bars(title, ranked(counts), unit)

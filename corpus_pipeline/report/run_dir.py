@@ -1,6 +1,6 @@
 """What a run directory holds, for the report: each stage's status and stats, and its Parquet columns.
 
-A stage counts as run only with its `_SUCCESS` (DESIGN.md: a stage without it never happened); a
+A stage counts as run only with its `_SUCCESS` (schemas/stage_dir.md: a stage without it never happened); a
 run that stopped early simply has fewer. A file that is there but cannot be read (corrupt JSON,
 truncated Parquet) is a `ReportInputError` naming the file: the report never guesses around it.
 """

@@ -2,7 +2,7 @@
 
 The model sees a bounded, cleaned sample of the text: fastText averages the embeddings of the words
 it is given, so windows from the start, middle and end of a long page decide as well as the whole
-page (measured in benchmarks/bench_langid.py) at a cost that no longer grows with page length.
+page (measured in benchmarks/bench_langid.py) at a cost that does not grow with page length.
 """
 
 from __future__ import annotations

@@ -80,10 +80,6 @@ class TokenShards:
         """Tokens in the stream, end-of-document tokens included."""
         return self._first_token[-1]
 
-    @property
-    def shard_names(self) -> list[str]:
-        return [shard.name for shard in self._shards]
-
     def shard_lengths(self) -> Iterator[np.ndarray]:
         """Each shard's document lengths in tokens (end-of-document token included), from the .idx."""
         for shard in self._shards:

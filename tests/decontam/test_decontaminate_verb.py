@@ -12,6 +12,7 @@ from corpus_pipeline.decontam.gates import contamination_gates
 from corpus_pipeline.engine.stage_dir import STATS_FILE
 from corpus_pipeline.report import write_report
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 
 
 def test_the_verb_drops_planted_items_and_records_each_set(tmp_path, capsys):
@@ -30,13 +31,13 @@ def test_the_verb_drops_planted_items_and_records_each_set(tmp_path, capsys):
     assert stats.dropped == {"contaminated": 2} and stats.extra["decontam_documents"] == {"humaneval": 1, "zh_quiz": 1}
 
     config = DecontaminationConfig(max_contamination={"humaneval": 0.0, "zh_quiz": 0.0, "mmlu": 0.1})
-    verdicts = {gate.name: (gate.value, gate.passed) for gate in contamination_gates(out, config)}
+    verdicts = {gate.name: (gate.value, gate.passed) for gate in contamination_gates(out, config, Storage())}
     assert verdicts == {
         "contamination:humaneval": (0.0, True),
         "contamination:zh_quiz": (0.0, True),
         "contamination:mmlu": (None, False),  # never checked: not measured, fails
     }
-    assert not any(gate.passed for gate in contamination_gates(tmp_path / "run" / "06_quality", config))
+    assert not any(gate.passed for gate in contamination_gates(tmp_path / "run" / "06_quality", config, Storage()))
 
     page = write_report(tmp_path / "run", PipelineConfig()).path.read_text(encoding="utf-8")
     section = page[page.index('<section id="decontamination">') :].split("</section>")[0]
@@ -56,7 +57,7 @@ def test_a_set_kept_in_the_corpus_fails_its_gate(tmp_path):
     counted = ["--set", "decontamination.eval_sets=[{name: zh_quiz, path: " + str(eval_file) + ", action: keep}]"]
     arguments = ["decontaminate", "--input", str(tmp_path / "run" / "06_quality"), "--output", str(out)]
     assert main([*arguments, *counted, "--runner", "local"]) == 0
-    (gate,) = contamination_gates(out, DecontaminationConfig(max_contamination={"zh_quiz": 0.5}))
+    (gate,) = contamination_gates(out, DecontaminationConfig(max_contamination={"zh_quiz": 0.5}), Storage())
     assert (gate.value, gate.passed) == (1.0, False)
     assert pq.read_table(out, columns=["decontam_items_matched"]).column(0).to_pylist().count(1) == 1
 

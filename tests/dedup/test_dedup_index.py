@@ -8,7 +8,7 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
-from dedup_runs import decided_by_spark_jobs, run_dedup
+from dedup_runs import decided_by_spark_jobs, run_dedup, run_dedup_without_spark
 
 from corpus_pipeline.config import DedupConfig, PipelineConfig
 from corpus_pipeline.dedup.index import SETTINGS, publish_to_index, read_index
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.spark
 WORDS = [f"term{i}" for i in range(4000)]
 
 
-@pytest.mark.parametrize("decided_by", ["driver", "spark jobs"])
+@pytest.mark.parametrize("decided_by", ["driver", "spark jobs", "the local runner"])
 def test_snapshot_b_drops_exactly_its_duplicates_of_published_a(spark, tmp_path, decided_by):
     rng = random.Random(11)
     snapshot_a = [{"id": f"a{i:02d}", "text": " ".join(rng.choices(WORDS, k=150))} for i in range(30)]
@@ -40,8 +40,11 @@ def test_snapshot_b_drops_exactly_its_duplicates_of_published_a(spark, tmp_path,
     with pytest.raises(ValueError, match="built with"):
         read_index(index_dir, DedupConfig(num_perm=64), spark)
     source = write_documents_stage(snapshot_b, tmp_path / "b", parts=2)
-    with decided_by_spark_jobs() if decided_by == "spark jobs" else contextlib.nullcontext():
-        out = run_dedup(source, tmp_path / "out", config, spark, index_dir=index_dir).output
+    if decided_by == "the local runner":
+        out = run_dedup_without_spark(source, tmp_path / "out", config, index_dir=index_dir).output
+    else:
+        with decided_by_spark_jobs() if decided_by == "spark jobs" else contextlib.nullcontext():
+            out = run_dedup(source, tmp_path / "out", config, spark, index_dir=index_dir).output
     rejected = [row for part in out.glob("_rejected/reason=*/*.parquet") for row in pq.read_table(part).to_pylist()]
     assert {row["id"]: row["reject_detail"] for row in rejected} == expected
     kept = sorted(row["id"] for part in out.glob("part-*.parquet") for row in pq.read_table(part).to_pylist())

@@ -8,7 +8,7 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
-from dedup_runs import run_dedup
+from dedup_runs import assert_same_bytes, run_dedup, run_dedup_without_spark
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.staging import write_documents_stage
@@ -47,6 +47,7 @@ def test_rows_repeating_an_id_are_exact_duplicates_of_the_earliest_fetch(spark, 
     ]
     stats = json.loads((out / "_stats.json").read_text())
     assert stats["docs_in"] == 6 and stats["kept"] == 3 and stats["dropped"] == {"exact_duplicate": 3}
+    assert_same_bytes([out, run_dedup_without_spark(tmp_path / "in", tmp_path / "local", config).output])
 
 
 def test_one_id_with_different_texts_in_two_inputs_is_an_id_collision_not_a_duplicate(spark, tmp_path):

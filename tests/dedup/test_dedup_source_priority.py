@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 import pytest
+from dedup_runs import assert_same_bytes, run_dedup_without_spark
 from stage_fixtures import real_documents, write_stage
 
 from corpus_pipeline.config import load_config
 from corpus_pipeline.document import document_id
-from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
-
-pytestmark = pytest.mark.spark
+from corpus_pipeline.engine.spark import SparkExecutor
 
 
 def _sources(tmp_path):
@@ -30,11 +29,11 @@ def _sources(tmp_path):
 
 
 @pytest.mark.parametrize("priority", [["wiki", "web"], ["web", "wiki"]])
-def test_a_cluster_across_sources_keeps_the_copy_of_the_first_source_in_priority(tmp_path, spark, priority):
+def test_a_cluster_across_sources_keeps_the_copy_of_the_first_source_in_priority(tmp_path, priority):
     web, wiki = _sources(tmp_path)
     config = load_config(None, [f"dedup.source_priority={priority}", "spark.master=local[2]"])
     output = tmp_path / "dedup"
-    result = run_stage("dedup", [web, wiki], output, config, LocalExecutor(config.spark))
+    result = run_dedup_without_spark([web, wiki], output, config)
 
     kept = pq.read_table(output).to_pylist()
     assert (result.stats.docs_in, result.stats.kept, dict(result.stats.dropped)) == (10, 7, {"exact_duplicate": 3})
@@ -43,3 +42,11 @@ def test_a_cluster_across_sources_keeps_the_copy_of_the_first_source_in_priority
     expected = {"wiki": ["web"] * 3 + ["wiki"] * 4, "web": ["web"] * 6 + ["wiki"]}[priority[0]]
     assert sources == expected
     assert "_source_rank" not in pq.read_schema(next(output.glob("part-*.parquet"))).names
+
+
+@pytest.mark.spark
+def test_spark_keeps_the_same_copies_byte_for_byte(tmp_path, spark):
+    web, wiki = _sources(tmp_path)
+    config = load_config(None, ["dedup.source_priority=[wiki, web]"])
+    on_spark = run_stage("dedup", [web, wiki], tmp_path / "spark", config, SparkExecutor(spark)).output
+    assert_same_bytes([on_spark, run_dedup_without_spark([web, wiki], tmp_path / "local", config).output])

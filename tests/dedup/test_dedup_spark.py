@@ -7,7 +7,7 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
-from dedup_runs import dedup_at_partitionings, run_dedup
+from dedup_runs import assert_same_bytes, dedup_at_partitionings, run_dedup
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.components import connected_components
@@ -75,8 +75,5 @@ def test_dedup_keeps_contracts_and_its_bytes_do_not_depend_on_partitioning(spark
     assert kept["en001"]["dup_cluster_size"] == 1
     assert kept["n020"]["dup_cluster_size"] == 2 and kept["n020"]["dup_cluster_id"] == "en020"
     assert kept["c060"]["dup_cluster_size"] == 2 and kept["zh001"]["dup_cluster_size"] == 1
-    files = sorted(p.relative_to(out) for p in out.rglob("*.parquet"))
-    assert files == sorted(p.relative_to(outputs[1]) for p in outputs[1].rglob("*.parquet"))
-    for name in files:
-        assert (out / name).read_bytes() == (outputs[1] / name).read_bytes(), name
+    assert_same_bytes(outputs)
     assert run_dedup(tmp_path / "in4", tmp_path / "out4", config, spark).skipped

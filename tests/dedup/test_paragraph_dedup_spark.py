@@ -8,7 +8,7 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
-from dedup_runs import dedup_at_partitionings
+from dedup_runs import assert_same_bytes, dedup_at_partitionings
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.shingles import document_shingles, jaccard
@@ -91,7 +91,4 @@ def test_paragraphs_in_five_documents_are_removed_after_exact_and_before_minhash
         "paragraphs_removed": sum(len(by_id[i]["text"].split("\n\n")) - len(remains[i]) for i in cleaned),
         "characters_removed": sum(len(by_id[i]["text"]) - len(expected.get(i, "")) for i in cleaned),
     }
-    files = sorted(p.relative_to(out) for p in out.rglob("*.parquet"))
-    assert files == sorted(p.relative_to(outputs[1]) for p in outputs[1].rglob("*.parquet"))
-    for name in files:
-        assert (out / name).read_bytes() == (outputs[1] / name).read_bytes(), name
+    assert_same_bytes(outputs)

@@ -8,11 +8,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from stage_fixtures import real_documents, write_stage
+from stage_plans import planned_dirs
 
 from corpus_pipeline.cli import EXIT_USAGE, main
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.run import planned_dirs, run_fused, run_stage
+from corpus_pipeline.engine.run import run_fused, run_stage
 from corpus_pipeline.engine.stage_dir import MissingInputError, OutputOverlapsInputError
 from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR, TaskAttempt
 from corpus_pipeline.engine.task_plan import plan_part_tasks

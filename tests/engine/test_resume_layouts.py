@@ -20,11 +20,12 @@ from pathlib import Path
 import pytest
 from conftest import PROJECT_ROOT
 from stage_fixtures import real_documents, write_stage
+from stage_plans import planned_dirs
 from test_spark_runner import make_warcs
 
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.run import planned_dirs, run_stage
+from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_dir import SUCCESS
 from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR
 

@@ -11,15 +11,24 @@ import pytest
 from quality_junk_corpus import junk_documents
 
 from corpus_pipeline.cli import build_parser, main
-from corpus_pipeline.config import QualityGatesConfig, load_config
+from corpus_pipeline.config import PipelineConfig, QualityGatesConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.quality.gates import evaluate_gates, final_corpus_dir
+from corpus_pipeline.pipeline.gates import GateFindings, evaluate_gates, final_corpus
+from corpus_pipeline.quality.gates import language_gates
+from corpus_pipeline.storage import Storage
 
 SIGNALS = ("gopher_word_count", "vocab_coverage", "char_entropy", "dup_content_hash")
 SCHEMA = DOCUMENT_SCHEMA.append(pa.field("gopher_word_count", pa.int32()))
 for name, kind in (("vocab_coverage", pa.float32()), ("char_entropy", pa.float32()), ("dup_content_hash", pa.int64())):
     SCHEMA = SCHEMA.append(pa.field(name, kind))
+
+
+STORAGE = Storage()
+
+
+def quality_gates_of(run_dir: Path, config: QualityGatesConfig) -> GateFindings:
+    return language_gates(final_corpus(run_dir, STORAGE)[0], config, STORAGE)
 
 
 def write_stage(run_dir: Path, name: str, rows: list[dict], schema: pa.Schema = SCHEMA) -> Path:
@@ -43,34 +52,39 @@ def corpus(run_dir: Path, en_coverage: float = 0.99, duplicates: int = 0, zh_ent
 
 def test_a_clean_corpus_passes_every_gate(tmp_path):
     final = corpus(tmp_path / "run")
-    assert final_corpus_dir(tmp_path / "run") == final and final_corpus_dir(final) == final
-    report = evaluate_gates(tmp_path / "run", QualityGatesConfig())
-    assert report.passed, report.format_table()
+    assert final_corpus(tmp_path / "run", STORAGE) == (final, tmp_path / "run")
+    assert final_corpus(final, STORAGE) == (final, tmp_path / "run")
+    report = quality_gates_of(tmp_path / "run", QualityGatesConfig())
+    assert all(gate.passed for gate in report.gates), report.gates
     assert report.languages["en"]["vocab_coverage"] == pytest.approx(0.99, abs=1e-6)
     assert report.languages["en"]["duplicate_ratio"] == 0.0
     assert [g.name for g in report.gates if g.language == "de" and g.value is None] == ["vocab_coverage"]
-    assert not report.languages["fr"]["gated"] and "not gated (too few documents): fr" in report.format_table()
+    assert not report.languages["fr"]["gated"]
+    unchecked = PipelineConfig.model_validate({"decontamination": {"max_contamination": {}}})
+    table = evaluate_gates(tmp_path / "run", unchecked, STORAGE).format_table()
+    assert "not gated (too few documents): fr" in table and table.endswith("PASSED")
 
 
 def test_each_gate_fails_with_its_figures(tmp_path):
-    report = evaluate_gates(corpus(tmp_path / "a", en_coverage=0.9), QualityGatesConfig())
+    report = quality_gates_of(corpus(tmp_path / "a", en_coverage=0.9), QualityGatesConfig())
     failed = [(g.language, g.name, round(g.value, 4)) for g in report.gates if not g.passed]
-    assert failed == [("en", "vocab_coverage", 0.9)] and "FAIL" in report.format_table()
-    report = evaluate_gates(corpus(tmp_path / "b", duplicates=4), QualityGatesConfig())
+    assert failed == [("en", "vocab_coverage", 0.9)]
+    report = quality_gates_of(corpus(tmp_path / "b", duplicates=4), QualityGatesConfig())
     assert [(g.name, round(g.value, 5)) for g in report.gates if not g.passed] == [("duplicate_ratio", 0.0099)]
-    report = evaluate_gates(corpus(tmp_path / "c", zh_entropy=5.0), QualityGatesConfig())
+    report = quality_gates_of(corpus(tmp_path / "c", zh_entropy=5.0), QualityGatesConfig())
     assert [(g.language, g.name) for g in report.gates if not g.passed] == [("zh", "char_entropy")]
-    report = evaluate_gates(corpus(tmp_path / "d"), QualityGatesConfig(languages=["en", "ja"]))
+    report = quality_gates_of(corpus(tmp_path / "d"), QualityGatesConfig(languages=["en", "ja"]))
     assert [(g.language, g.name) for g in report.gates if not g.passed] == [("ja", "documents")]
 
 
 def test_gates_need_the_quality_columns_and_documents(tmp_path):
     write_stage(tmp_path / "run", "03_normalize", [empty_document(id="n", text="x")], DOCUMENT_SCHEMA)
     with pytest.raises(ValueError, match="run `quality` first"):
-        evaluate_gates(tmp_path / "run", QualityGatesConfig())
-    assert not evaluate_gates(write_stage(tmp_path / "empty", "06_quality", []), QualityGatesConfig()).passed
-    with pytest.raises(FileNotFoundError):
-        final_corpus_dir(tmp_path / "nothing")
+        quality_gates_of(tmp_path / "run", QualityGatesConfig())
+    empty = evaluate_gates(write_stage(tmp_path / "empty", "06_quality", []), PipelineConfig(), STORAGE)
+    assert not empty.passed and "FAIL: the corpus has no documents" in empty.format_table()
+    with pytest.raises(FileNotFoundError, match="no finished stage of documents"):
+        final_corpus(tmp_path / "nothing", STORAGE)
 
 
 def run_cli(argv: list[str]) -> int:

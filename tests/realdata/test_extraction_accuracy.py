@@ -7,7 +7,7 @@ from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.evaluation.commands import evaluate_extraction
 
-pytestmark = pytest.mark.realdata
+pytestmark = [pytest.mark.realdata, pytest.mark.slow]  # 1,432 pages through trafilatura: ~35 s
 
 
 def test_extraction_f1_on_all_gold_pages():

@@ -30,6 +30,7 @@ def _warcs(tmp_path):
     return paths
 
 
+@pytest.mark.slow  # a CLI run in a child process, killed
 def test_kill_9_while_extract_writes_to_a_bucket_then_rerun_resumes_to_identical_bytes(
     s3_server, bucket, tmp_path, monkeypatch
 ):

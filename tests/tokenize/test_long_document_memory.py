@@ -13,12 +13,15 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 import shards_fixtures
 from conftest import PROJECT_ROOT
 from shards_fixtures import write_stage
 from text_sources import chinese_text, english_text
 
 from corpus_pipeline.document import document_id, empty_document
+
+pytestmark = pytest.mark.slow  # a child process tokenizing 10 MB, its memory sampled: ~17 s
 
 # Session fixtures shared by the tokenize tests (pytest finds them as module attributes).
 corpus_dir = shards_fixtures.corpus_dir

@@ -17,6 +17,7 @@ tokenizer_file = train_fixtures.tokenizer_file
 pytestmark = pytest.mark.realdata
 
 
+@pytest.mark.slow  # two trainings: ~15 s
 def test_the_corpus_that_matches_the_held_out_text_wins(tokenizer_file, tmp_path, capsys):
     # A: English news only; B: People's Daily only; held out: later People's Daily documents, so B
     # must reach the lower validation loss after the same number of training tokens.

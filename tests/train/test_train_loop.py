@@ -26,6 +26,7 @@ def losses(out_dir) -> dict[int, float]:
     return {entry["step"]: entry["loss"] for entry in read_metrics(out_dir) if "loss" in entry}
 
 
+@pytest.mark.slow  # 200 steps: ~60 s on 2 shared cores
 def test_the_tiny_model_loss_falls_by_30_percent_within_200_steps(shards_dir, tmp_path):
     config = tiny_config("max_steps=200", "log_every=1", "eval_every=200", "lr=1e-2", "micro_batch_size=32")
     result = train(shards_dir, tmp_path, config, setup_distributed("cpu"))

@@ -21,7 +21,7 @@ from corpus_pipeline.train.monitor import read_metrics
 shards_dir = train_fixtures.shards_dir
 tokenizer_file = train_fixtures.tokenizer_file
 
-pytestmark = pytest.mark.realdata
+pytestmark = [pytest.mark.realdata, pytest.mark.slow]  # torchrun children: 15-25 s each
 
 SMALL = ["model.seq_len=64", "tensorboard=false", "verify_shards=sizes", "log_every=1", "eval_every=1000"]
 BIN = Path(sys.executable).parent

@@ -231,6 +231,7 @@ def test_only_local_rank_0_downloads_and_the_other_ranks_wait_for_its_copy(token
     assert is_complete(results[0].directory)
 
 
+@pytest.mark.slow  # torchrun children: ~12 s
 def test_two_ranks_under_torchrun_train_on_one_copy_as_one_process_does(tokens, tmp_path):
     uri, local = tokens
     command = [str(Path(sys.executable).parent / "torchrun"), "--standalone", "--nproc_per_node=2", "-m"]

@@ -32,6 +32,10 @@ def has_work_started() -> bool:
     return _state["started"]
 
 
+class UsageError(ValueError):
+    """Arguments that do not name what a verb needs (exit 2)."""
+
+
 class RunRefused(ValueError):
     """`run` or `nightly` checked the whole config before the first step and found what would fail."""
 
@@ -51,7 +55,6 @@ def _refusal_types() -> tuple[type[BaseException], ...]:
     from corpus_pipeline.engine.output_guard import OutputRefusedError
     from corpus_pipeline.engine.stage_dir import MissingInputError
     from corpus_pipeline.mix.plan import MixTargetsError
-    from corpus_pipeline.stage_cli import UsageError
     from corpus_pipeline.storage import StorageAccessError
     from corpus_pipeline.tokenize.bpe import TokenizerError
 

@@ -16,6 +16,7 @@ from corpus_pipeline.cli_options import add_many, add_runner_options
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.engine.registry import STAGES, StageSpec, previous_documents_stage
 from corpus_pipeline.engine.stage_dir import Location, MissingInputError, child, location, read_success
+from corpus_pipeline.failures import UsageError
 
 EXIT_OK = 0
 _INPUT_HELP = {
@@ -112,10 +113,6 @@ def _previous_directory(spec: StageSpec, run_dir: Location) -> str:
         return previous_documents_stage(spec.name, lambda directory: _finished(child(run_dir, directory))).directory
     except ValueError as error:
         raise UsageError(str(error)) from None
-
-
-class UsageError(ValueError):
-    """Arguments that do not name what a verb needs (exit 2)."""
 
 
 def _with_option_overrides(args: argparse.Namespace, spec: StageSpec, config: PipelineConfig) -> PipelineConfig:

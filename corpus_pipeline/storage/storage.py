@@ -19,8 +19,8 @@ from typing import BinaryIO
 
 from pyarrow import fs
 
+import corpus_pipeline.storage.local_files as local_files
 from corpus_pipeline.config.storage import StorageConfig
-from corpus_pipeline.storage import local_files
 from corpus_pipeline.storage.errors import access_error, missing_bucket
 from corpus_pipeline.storage.object_reader import RetryingObjectReader
 

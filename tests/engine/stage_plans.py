@@ -26,4 +26,5 @@ def planned_dirs(
         stage = build_stage(specs[0], config, **options)
         return [global_dir(stage, _global_input(specs[0], source), location(outputs[0]), executor, storage)]
     stages = [build_stage(spec, config) for spec in specs]
-    return chain_dirs(stages, _source_input(stages[0], source), [location(o) for o in outputs], config.engine, storage)
+    outputs = [location(o) for o in outputs]
+    return chain_dirs(stages, _source_input(stages[0], source, outputs), outputs, config.engine, storage)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 from conftest import html_page, write_warc
 
 from corpus_pipeline.cli import main
@@ -13,6 +14,8 @@ from corpus_pipeline.pipeline import exit_codes
 
 ARTICLE = "<p>" + "Engineers finished the new bridge over the river two months ahead of schedule. " * 5 + "</p>"
 ONLY_CHINESE = "langid.allowed_languages=[zh]"  # on English pages: langid drops every document
+
+pytestmark = pytest.mark.spark  # the nightly starts Spark for its index, under --runner local too
 
 
 def _english_warc(path):

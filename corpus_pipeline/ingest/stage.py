@@ -128,7 +128,7 @@ class IngestStage(SourceStage):
             count = 0
             if left:
                 stats = StageStats("ingest")
-                for _ in self._parts(path, stats, _ROWS_PER_READ, left):
+                for _ in self._parts(path, stats, _ROWS_PER_READ, left, sample=False):
                     pass
                 count = stats.docs_in
             budgets[path] = count
@@ -143,7 +143,9 @@ class IngestStage(SourceStage):
             return
         yield from self._parts(path, stats, rows, budget)
 
-    def _parts(self, path: str, stats: StageStats, rows: int, budget: int | None) -> Iterator[VerdictTable]:
+    def _parts(
+        self, path: str, stats: StageStats, rows: int, budget: int | None, sample: bool = True
+    ) -> Iterator[VerdictTable]:
         found = detect(path, self.config.format, self.storage)
         records = Records(self.config, self.rules, path, stats, self.names.get(path))
         if found.format is None:
@@ -155,8 +157,9 @@ class IngestStage(SourceStage):
             stats.count("read_by_content", f"{records.name}: {found.note}")
         stats.count("formats", found.format)
         config = self.config
-        yield from selected(self._read(found.format, path, records, rows), stats, records.name, budget,
-                            config.sample, config.sample_seed)  # fmt: skip
+        fraction = config.sample if sample else None
+        parts = self._read(found.format, path, records, rows)
+        yield from selected(parts, stats, records.name, budget, fraction, config.sample_seed)
 
     def _read(self, fmt: str, path: str, records: Records, rows: int) -> Iterator[VerdictTable]:
         try:

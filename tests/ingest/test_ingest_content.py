@@ -18,7 +18,9 @@ from ingest_inputs import ingest, kept, reasons
 from corpus_pipeline.cli import build_parser, main
 from corpus_pipeline.ingest.formats import formats_text
 
-RECORDS = [{"id": f"r{n}", "text": f"record number {n} with some words", "url": f"https://x.example/{n}"} for n in range(10)]
+RECORDS = [
+    {"id": f"r{n}", "text": f"record number {n} with some words", "url": f"https://x.example/{n}"} for n in range(10)
+]
 COMPRESS = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress, "zstd": zstandard.compress}
 
 
@@ -92,5 +94,7 @@ def test_the_readme_the_help_and_the_error_list_the_same_formats(tmp_path, capsy
     assert " ".join(listed.split()) in " ".join(ingest_help.split())
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.md").write_text("# nothing\n")
-    assert main(["ingest", "--input", str(tmp_path / "empty"), "--output", str(tmp_path / "o"), "--runner", "local"]) == 1
+    assert (
+        main(["ingest", "--input", str(tmp_path / "empty"), "--output", str(tmp_path / "o"), "--runner", "local"]) == 1
+    )
     assert listed in capsys.readouterr().err

@@ -52,7 +52,9 @@ def test_each_bad_json_line_is_rejected_with_its_reason_and_the_rest_kept(tmp_pa
         page["id"] for page in pages
     ]
     rows = {r["id"]: r for r in rejected(result)}
-    assert rows["mixed.jsonl:line 2"]["reason"] == "not_json" and rows["mixed.jsonl:line 2"]["text"] == "this is not json"
+    assert (
+        rows["mixed.jsonl:line 2"]["reason"] == "not_json" and rows["mixed.jsonl:line 2"]["text"] == "this is not json"
+    )
     invalid = next(r for r in rows.values() if r["text"].startswith('{"text": "caf'))
     assert invalid["reason"] == "invalid_utf8" and "\ufffd" in invalid["text"]
     duplicate = next(r for r in rows.values() if r["reason"] == "duplicate_id")

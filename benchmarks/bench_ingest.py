@@ -1,7 +1,8 @@
 """ingest throughput on real text: JSON lines and Parquet in MB/s, the stage (runner local, one task
 per file, output written) against reading the same file with pyarrow alone.
 
-The dataset is FineWeb-shaped (id, text, url, date, dump, language): the 1,432 extracted real pages
+The dataset is FineWeb-shaped (id, text, url, date, dump, language, and two fields no document column
+takes, `score` and a `meta` object, which the stage keeps in `metadata`): the 1,432 extracted real pages
 (dedup/web_docs.jsonl), People's Daily (January 1998) and ABC news as documents of 5 lines, repeated
 with fresh ids until the JSON lines file holds `--mb` MB; the Parquet file holds the same rows
 (pyarrow's default snappy compression, as FineWeb ships). Columns, best of `--reps` runs after one
@@ -71,6 +72,8 @@ def write_inputs(work: Path, megabytes: float) -> tuple[Path, Path, int]:
     while size < megabytes * MB:
         for doc in base:
             row = dict(doc, id=f"{doc['id']}#{copy}", date="2024-05-18T10:00:00Z", dump="CC-MAIN-2024-22")
+            # Fields no document column takes, as datasets carry them: kept in `metadata` (issue 23).
+            row.update(score=round(len(doc["text"]) % 997 / 997, 3), meta={"copy": copy, "chars": len(doc["text"])})
             rows.append(row)
             size += len(json.dumps(row, ensure_ascii=False).encode()) + 1
         copy += 1

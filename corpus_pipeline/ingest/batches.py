@@ -87,7 +87,7 @@ def _strings(array: pa.Array | None, rows: int) -> pa.Array:
 
 
 def documents(
-    batch: pa.RecordBatch, records: Records, first: int, unit: str, metadata: list[str | None] | None = None
+    batch: pa.RecordBatch, records: Records, first: int, unit: str, metadata: pa.Array | list | None = None
 ) -> VerdictTable:
     """The documents of `batch`, whose first record is `unit` number `first` of the file (`row 0`,
     `line 1`): what rejected rows are named by. `metadata`: each row's, when the reader has it
@@ -143,11 +143,17 @@ def documents(
         "domain": pa.array(domains, pa.string()),
         "file_path": pa.array([records.path] * n, pa.string()),
         "language": _strings(column(batch, config.language_field), n),
-        "metadata": records.metadata.column(batch) if metadata is None else pa.array(metadata, pa.string()),
+        "metadata": _metadata(batch, records, metadata),
     }
     arrays = [columns[f.name] if f.name in columns else pa.nulls(n, f.type) for f in DOCUMENT_SCHEMA]
     table = pa.Table.from_arrays(arrays, schema=DOCUMENT_SCHEMA)
     return VerdictTable(table, pa.array(reasons, pa.string()), pa.array(details, pa.string()))
+
+
+def _metadata(batch: pa.RecordBatch, records: Records, given: pa.Array | list | None) -> pa.Array:
+    if given is None:
+        return records.metadata.column(batch)
+    return given if isinstance(given, pa.Array) else pa.array(given, pa.string())
 
 
 def _valid_utf8(text: pa.Array, reasons: list, details: list) -> pa.Array:

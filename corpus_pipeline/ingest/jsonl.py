@@ -20,6 +20,7 @@ import pyarrow.json as pj
 
 from corpus_pipeline.config import IngestConfig
 from corpus_pipeline.ingest.batches import documents
+from corpus_pipeline.ingest.metadata import has_timestamp
 from corpus_pipeline.ingest.records import Records
 from corpus_pipeline.ingest.streams import open_stream
 from corpus_pipeline.stages.base import Drop, VerdictTable
@@ -73,14 +74,17 @@ def read_jsonl(path: str, records: Records, rows: int, storage: Storage) -> Iter
                 number = first
                 # (the explicit schema's fields that no line has are columns of nulls: not others)
                 others = [c for c in records.metadata.others(table.column_names) if table[c].null_count < len(table)]
-                # The metadata from the lines themselves: pyarrow's inference would turn an ISO date
-                # string into a timestamp and 1 into 1.0 where another line holds 1.5.
-                parsed = chunk.split(b"\n") if others else None
+                # From pyarrow's columns, unless one holds a timestamp: its inference makes one of an
+                # ISO date string, whose text only the line itself still has. (A number field with
+                # 1 in one line and 1.5 in another is a double: the 1 is written 1.0.)
+                exact = any(has_timestamp(table.schema.field(name).type) for name in others)
+                parsed = chunk.split(b"\n") if exact else None
                 for batch in table.to_batches(max_chunksize=rows):
-                    metadata = None
                     if parsed is not None:
                         lines_of_batch = parsed[number - first : number - first + batch.num_rows]
                         metadata = [records.metadata.of(orjson.loads(line)) for line in lines_of_batch]
+                    else:
+                        metadata = records.metadata.column(batch.select(others), from_json=True)
                     yield documents(batch, records, number, "line", metadata)
                     number += batch.num_rows
             first += lines

@@ -85,12 +85,56 @@ class MetadataFields:
                 kept[path[0]] = _without(kept[path[0]], path[1:])
         return dumps(kept) if kept else None
 
-    def column(self, batch: pa.RecordBatch) -> pa.Array:
-        """The metadata of every row of an Arrow batch (a Parquet file's, a CSV file's)."""
+    def column(self, batch: pa.RecordBatch, from_json: bool = False) -> pa.Array:
+        """The metadata of every row of an Arrow batch (a Parquet file's, a CSV file's, or JSON
+        lines parsed by pyarrow: `from_json`, whose objects' absent keys pyarrow fills with nulls,
+        left out again here). Built from whole columns: a dict a row costs 3x as much."""
         names = self.others(batch.schema.names)
+        dates = [name for name in self.dates if name in names]
+        if not self.nested and dates and batch.column(dates[0]).null_count == 0:
+            names.remove(dates[0])  # the date of every row: no metadata, and no row need choose
+            dates = []
         if not names:
             return pa.nulls(batch.num_rows, pa.string())
-        return pa.array([self.of(row) for row in batch.select(names).to_pylist()], pa.string())
+        values = []
+        for name in names:
+            column = batch.column(name)
+            listed = column.to_pylist()
+            if from_json and _nested(column.type):
+                listed = [_without_nulls(value) for value in listed]
+            values.append(listed)
+        if self.nested or dates:  # which date a row took, and dotted fields, are decided row by row
+            return pa.array(
+                [self.of(dict(zip(names, row, strict=True))) for row in zip(*values, strict=True)], pa.string()
+            )
+        out = []
+        for row in zip(*values, strict=True):
+            kept = {name: value for name, value in zip(names, row, strict=True) if value is not None}
+            out.append(dumps(kept) if kept else None)
+        return pa.array(out, pa.string())
+
+
+def _nested(kind: pa.DataType) -> bool:
+    return pa.types.is_struct(kind) or pa.types.is_list(kind) or pa.types.is_large_list(kind)
+
+
+def has_timestamp(kind: pa.DataType) -> bool:
+    """A type that holds a timestamp anywhere (pyarrow's JSON reader makes one of an ISO date string)."""
+    if pa.types.is_timestamp(kind) or pa.types.is_date(kind):
+        return True
+    if pa.types.is_struct(kind):
+        return any(has_timestamp(field.type) for field in kind)
+    if _nested(kind):
+        return has_timestamp(kind.value_type)
+    return False
+
+
+def _without_nulls(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def plain_source(value: object) -> str | None:

@@ -13,6 +13,8 @@ warm-up of each (imports, the page cache):
     c  pyarrow.parquet.read_table(file)      the raw reader
     d  ingest stage on the .parquet
     e  the stage's floor: write the documents as the stage does (zstd level 3, 1,000-row groups)
+    f  read the Parquet stage's documents and pyarrow.parquet.write_table them (the export's raw peer)
+    g  corpus-pipeline export of that stage (data/train-*.parquet and the dataset card)
 
     python benchmarks/bench_ingest.py               # 40 MB, 3 reps: ~1 min on an idle machine
     python benchmarks/bench_ingest.py --mb 10 --reps 2
@@ -32,6 +34,7 @@ import pyarrow.json as pj
 import pyarrow.parquet as pq
 from common import DATA, MB, RESULTS, Column, Ratio, StageReport, Target, write_results
 
+from corpus_pipeline.cli import main as cli_main
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
@@ -127,12 +130,25 @@ def main() -> int:
                 writer.write_table(documents, row_group_size=ROWS_PER_WRITE)
 
         report = StageReport("ingest", f"{docs:,} real documents, local runner, one task per file", log=log)
+        stage_run(parquet, work)()  # the stage whose documents (f) and (g) write out again
+        exported = work / "out-parquet"
+        columns = pq.read_schema(next(exported.glob("part-*.parquet"))).names
+
+        def plain_write():
+            pq.write_table(pq.read_table(exported, columns=columns), work / "plain.parquet")
+
+        def export():
+            shutil.rmtree(work / "export", ignore_errors=True)
+            assert cli_main(["export", "--input", str(exported), "--output", str(work / "export")]) == 0
+
         measured = {
             "a": ("pyarrow.json.read_json", lambda: pj.read_json(jsonl), jsonl_mb),
             "b": ("ingest stage, .jsonl", stage_run(jsonl, work), jsonl_mb),
             "c": ("pyarrow.parquet.read_table", lambda: pq.read_table(parquet), parquet_mb),
             "d": ("ingest stage, .parquet", stage_run(parquet, work), parquet_mb),
             "e": ("write them as the stage does", floor, parquet_mb),
+            "f": ("read + pyarrow write_table", plain_write, parquet_mb),
+            "g": ("corpus-pipeline export", export, parquet_mb),
         }
         for key, (label, function, megabytes) in measured.items():
             walls, cpus = timed(function, args.reps)
@@ -149,6 +165,12 @@ def main() -> int:
                 (read.best_cpu + write.best_cpu) / ran.best_cpu,
             )
             report.ratios.append(with_write)
+        plain, ours = report.column("f"), report.column("g")
+        report.targets.append(
+            Target(
+                "export / (read + write_table)", plain.best / ours.best, GOAL, cpu_value=plain.best_cpu / ours.best_cpu
+            )
+        )
         print(report.table())
         path = write_results(RESULTS / "ingest.json", {"docs": docs, "ingest": report.to_dict()})
         log(f"results: {path}")

@@ -98,3 +98,13 @@ def test_the_readme_the_help_and_the_error_list_the_same_formats(tmp_path, capsy
         main(["ingest", "--input", str(tmp_path / "empty"), "--output", str(tmp_path / "o"), "--runner", "local"]) == 1
     )
     assert listed in capsys.readouterr().err
+
+
+def test_a_wikipedia_dump_compressed_with_xz_is_read(tmp_path):
+    from ingest_inputs import wikipedia_dump
+
+    dump = wikipedia_dump(tmp_path / "dump.xml.bz2", pages=8)
+    (tmp_path / "enwiki-pages-articles.xml.xz").write_bytes(lzma.compress(bz2.decompress(dump.read_bytes())))
+    from_xz = ingest([tmp_path / "enwiki-pages-articles.xml.xz"], tmp_path / "xz")
+    from_bz2 = ingest([dump], tmp_path / "bz2")
+    assert kept(from_xz, ["id", "text"]) == kept(from_bz2, ["id", "text"]) and from_xz.stats.kept > 0

@@ -96,3 +96,11 @@ def test_a_dump_of_those_shapes_gives_articles_without_residue_and_ids_with_one_
     rows = kept(result, ["id", "text"])
     assert [r["id"] for r in rows] == [f"viwiki:{n}" for n, _, _ in pages]
     assert not [r["id"] for r in rows if any(residue in r["text"] for residue in RESIDUE)]
+
+
+def test_templates_are_cut_brace_pair_by_brace_pair_and_code_is_left_alone():
+    from corpus_pipeline.ingest.wikitext import without_templates
+
+    markup = "a {{x|{{y}}}} b {{Infobox\n| f = {{nowrap|{{abbr|dd|day}}}}\n| cctld = [[.in]]\n}}\n"
+    markup += "c <code>{{keep}}</code> {{open"
+    assert without_templates(markup) == "a  b \nc <code>{{keep}}</code> {{open"

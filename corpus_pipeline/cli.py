@@ -56,6 +56,7 @@ def _register_families(verbs, eval_targets, stage_parsers) -> None:
     from corpus_pipeline.crawl import cli as crawl_cli
     from corpus_pipeline.decontam import cli as decontam_cli
     from corpus_pipeline.dedup import cli as dedup_cli
+    from corpus_pipeline.export import cli as export_cli
     from corpus_pipeline.pii import cli as pii_cli
     from corpus_pipeline.pipeline import cli as pipeline_cli
     from corpus_pipeline.quality import cli as quality_cli
@@ -65,6 +66,7 @@ def _register_families(verbs, eval_targets, stage_parsers) -> None:
 
     crawl_cli.register(verbs)
     dedup_cli.add_eval_target(eval_targets)
+    export_cli.register(verbs)
     decontam_cli.add_eval_target(eval_targets)
     pii_cli.add_eval_target(eval_targets)
     quality_cli.register(verbs, stage_parsers["quality"])

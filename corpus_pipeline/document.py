@@ -35,6 +35,8 @@ DOCUMENT_SCHEMA = pa.schema(
         pa.field("language_score", pa.float32()),
         pa.field("language_topk", LANGUAGE_TOPK_TYPE),
         pa.field("token_count", pa.int64()),
+        # An ingested record's other fields, one JSON object (ingest.keep_metadata); carried as is.
+        pa.field("metadata", pa.string()),
     ]
 )
 

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from corpus_pipeline.cli_options import add_many, add_runner_options
@@ -17,11 +18,12 @@ from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.engine.registry import STAGES, StageSpec, previous_documents_stage
 from corpus_pipeline.engine.stage_dir import Location, MissingInputError, child, location, read_success
 from corpus_pipeline.failures import UsageError
+from corpus_pipeline.ingest.formats import formats_text
 
 EXIT_OK = 0
 _INPUT_HELP = {
     "files": "WARC/WET/ARC files, globs or directories (--run-dir: default <data_root>/crawl)",
-    "datasets": "dataset files (.jsonl[.gz|.zst], .parquet, .txt, .xml[.bz2]), globs or directories",
+    "datasets": f"dataset files, globs or directories: {formats_text()}",
     "documents": "a stage output directory (--run-dir: the previous stage's)",
     "seeds": "seeds file: one URL a line (# comments); .xml: a sitemap",
 }
@@ -141,4 +143,10 @@ def run_stage_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     describe = getattr(stage_class(spec), "describe", None)  # a stage's own summary of its output
     if describe is not None:
         print(describe(result.output))
-    return EXIT_OK
+    outcome = getattr(stage_class(spec), "outcome", None)  # a stage's own verdict (ingest: kept none)
+    if outcome is None:
+        return EXIT_OK
+    code, message = outcome(result.stats)
+    if message:
+        print(message, file=sys.stderr)
+    return code

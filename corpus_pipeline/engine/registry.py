@@ -102,14 +102,24 @@ STAGES: tuple[StageSpec, ...] = (
         "01_ingest",
         "ingest",
         "corpus_pipeline.ingest.stage:IngestStage",
-        "datasets (JSON lines, Parquet, text, MediaWiki XML dumps) -> documents",
+        "datasets (JSON lines or arrays, Parquet, CSV/TSV, text, MediaWiki XML dumps) -> documents",
         input="datasets",
         options=(
-            StageOption("--format", "auto (by file name), jsonl, parquet, text, wikipedia", config_key="ingest.format"),
+            StageOption(
+                "--format",
+                "auto (by content, then name), jsonl, parquet, csv, text, wikipedia",
+                config_key="ingest.format",
+            ),
             StageOption("--text-field", "the field or column holding the text", config_key="ingest.text_field"),
             StageOption("--id-field", "the field or column holding the id", config_key="ingest.id_field"),
             StageOption("--source", "the source name (the `source` column)", config_key="ingest.source"),
             StageOption("--domain", "the domain when no domains.rules entry matches", config_key="ingest.domain"),
+            StageOption(
+                "--limit", "at most N records in all, the files in order (a first look)", config_key="ingest.limit"
+            ),
+            StageOption(
+                "--sample", "keep this FRACTION of the records, seeded (ingest.sample_seed)", config_key="ingest.sample"
+            ),
         ),
         also_reads=("domains", "storage"),
     ),

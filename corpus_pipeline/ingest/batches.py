@@ -12,8 +12,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from corpus_pipeline.config.sources import NAME_PATTERN
 from corpus_pipeline.document import DOCUMENT_SCHEMA, source_text_id
-from corpus_pipeline.ingest.records import Records, duplicate_detail
+from corpus_pipeline.ingest.records import Records, duplicate_detail, prefixed
 from corpus_pipeline.stages.base import VerdictTable
 
 _STRING_TYPES = (pa.string(), pa.large_string(), pa.string_view())
@@ -24,14 +25,49 @@ def column(batch: pa.RecordBatch, name: str | None) -> pa.Array | None:
     if name is None:
         return None
     if name in batch.schema.names:
-        return batch.column(name)
+        return _decoded(batch.column(name))
     head, _, rest = name.partition(".")
     if not rest or head not in batch.schema.names:
         return None
     try:
-        return pc.struct_field(batch.column(head), rest.split("."))
+        return _decoded(pc.struct_field(batch.column(head), rest.split(".")))
     except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError):
         return None
+
+
+def _decoded(array: pa.Array) -> pa.Array:
+    """Dictionary-encoded columns (pandas Categorical) as their values; binary columns as strings,
+    their bytes unchecked here (invalid UTF-8 is rejected row by row where it is a text)."""
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    if pa.types.is_binary(array.type):
+        return array.view(pa.string())
+    if pa.types.is_large_binary(array.type):
+        return array.view(pa.large_string())
+    if pa.types.is_binary_view(array.type):
+        return array.cast(pa.binary()).view(pa.string())
+    return array
+
+
+def date_column(batch: pa.RecordBatch, names: tuple[str, ...]) -> pa.Array:
+    """Each row's date: the first of the date fields that it has."""
+    found = [_strings(column(batch, name), batch.num_rows) for name in names if column(batch, name) is not None]
+    if not found:
+        return pa.nulls(batch.num_rows, pa.string())
+    return found[0] if len(found) == 1 else pc.coalesce(*found)
+
+
+def source_column(batch: pa.RecordBatch, records: Records) -> pa.Array:
+    """`ingest.source_field`'s values where they are plain names, else `ingest.source`."""
+    config, n = records.config, batch.num_rows
+    if config.source_field is None:
+        return pa.array([config.source] * n, pa.string())
+    values = _strings(column(batch, config.source_field), n)
+    plain = pc.fill_null(pc.match_substring_regex(values, NAME_PATTERN), False)
+    fallbacks = n - pc.sum(plain).as_py() if n else 0
+    if fallbacks:
+        records.stats.count("source_fallbacks", "null or not a plain name", fallbacks)
+    return pc.if_else(plain, values, config.source)
 
 
 def _strings(array: pa.Array | None, rows: int) -> pa.Array:
@@ -41,7 +77,7 @@ def _strings(array: pa.Array | None, rows: int) -> pa.Array:
         return pa.nulls(rows, pa.string())
     if pa.types.is_timestamp(array.type):
         return pc.strftime(array.cast(pa.timestamp("s", "UTC"), safe=False), "%Y-%m-%dT%H:%M:%SZ")
-    strings = array.cast(pa.string())
+    strings = array.cast(pa.string()) if not pa.types.is_string(array.type) else array
     try:
         strings.validate(full=True)
         return strings
@@ -50,9 +86,12 @@ def _strings(array: pa.Array | None, rows: int) -> pa.Array:
         return pa.array([None if v is None else v.decode("utf-8", "replace") for v in raw], pa.string())
 
 
-def documents(batch: pa.RecordBatch | pa.Table, records: Records, first: int, unit: str) -> VerdictTable:
+def documents(
+    batch: pa.RecordBatch, records: Records, first: int, unit: str, metadata: pa.Array | list | None = None
+) -> VerdictTable:
     """The documents of `batch`, whose first record is `unit` number `first` of the file (`row 0`,
-    `line 1`): what rejected rows are named by."""
+    `line 1`): what rejected rows are named by. `metadata`: each row's, when the reader has it
+    (JSON lines: from the line itself, exactly as written); else from the batch's other columns."""
     config, n = records.config, batch.num_rows
     text = column(batch, config.text_field)
     reasons: list[str | None] = [None] * n
@@ -63,7 +102,7 @@ def documents(batch: pa.RecordBatch | pa.Table, records: Records, first: int, un
             if reasons[index] is None:
                 reasons[index], details[index] = reason, detail
 
-    if text is None or not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
+    if text is None or text.type not in _STRING_TYPES:
         found = "no" if text is None else f"a {text.type}"
         reasons = ["missing_text" if text is None else "text_not_string"] * n
         details = [f"{found} {config.text_field!r} column"] * n
@@ -83,7 +122,7 @@ def documents(batch: pa.RecordBatch | pa.Table, records: Records, first: int, un
     url = _strings(column(batch, config.url_field), n)
     rejected = [index for index, reason in enumerate(reasons) if reason is not None]
     for index in rejected:
-        ids[index] = f"{records.path}:{unit} {first + index}"
+        ids[index] = f"{records.name}:{unit} {first + index}"
     # Most batches repeat no id: one set operation then, a look-up per row only when one does.
     if not records.seen.all_new([doc_id for index, doc_id in enumerate(ids) if reasons[index] is None]):
         for index, doc_id in enumerate(ids):
@@ -98,16 +137,23 @@ def documents(batch: pa.RecordBatch | pa.Table, records: Records, first: int, un
         "id": pa.array(ids, pa.string()),
         "text": text,
         "url": url,
-        "date": _strings(column(batch, config.date_field), n),
+        "date": date_column(batch, config.date_fields()),
         "dump": _strings(column(batch, config.dump_field), n),
-        "source": pa.array([config.source] * n, pa.string()),
+        "source": source_column(batch, records),
         "domain": pa.array(domains, pa.string()),
         "file_path": pa.array([records.path] * n, pa.string()),
         "language": _strings(column(batch, config.language_field), n),
+        "metadata": _metadata(batch, records, metadata),
     }
     arrays = [columns[f.name] if f.name in columns else pa.nulls(n, f.type) for f in DOCUMENT_SCHEMA]
     table = pa.Table.from_arrays(arrays, schema=DOCUMENT_SCHEMA)
     return VerdictTable(table, pa.array(reasons, pa.string()), pa.array(details, pa.string()))
+
+
+def _metadata(batch: pa.RecordBatch, records: Records, given: pa.Array | list | None) -> pa.Array:
+    if given is None:
+        return records.metadata.column(batch)
+    return given if isinstance(given, pa.Array) else pa.array(given, pa.string())
 
 
 def _valid_utf8(text: pa.Array, reasons: list, details: list) -> pa.Array:
@@ -145,7 +191,7 @@ def _ids(batch: pa.RecordBatch, text: pa.Array, records: Records, reasons: list,
         given = None
     ids = given.cast(pa.string()).to_pylist() if given is not None else [None] * n
     if config.id_prefix:
-        ids = [None if doc_id is None else config.id_prefix + doc_id for doc_id in ids]
+        ids = [None if doc_id is None else prefixed(config.id_prefix, doc_id) for doc_id in ids]
     missing = [index for index, doc_id in enumerate(ids) if doc_id is None and reasons[index] is None]
     if missing:
         raw = text.cast(pa.binary()).take(pa.array(missing)).to_pylist()

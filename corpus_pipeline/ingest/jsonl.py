@@ -20,6 +20,7 @@ import pyarrow.json as pj
 
 from corpus_pipeline.config import IngestConfig
 from corpus_pipeline.ingest.batches import documents
+from corpus_pipeline.ingest.metadata import has_timestamp
 from corpus_pipeline.ingest.records import Records
 from corpus_pipeline.ingest.streams import open_stream
 from corpus_pipeline.stages.base import Drop, VerdictTable
@@ -57,6 +58,9 @@ def read_jsonl(path: str, records: Records, rows: int, storage: Storage) -> Iter
     options = _parse_options(records.config)
     first = 1
     with open_stream(path, storage) as stream:
+        if stream.peek(1 << 16)[: 1 << 16].removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"[":
+            yield from read_json_array(stream, records, rows)
+            return
         for chunk in _chunks(stream):
             lines = chunk.count(b"\n") + (not chunk.endswith(b"\n"))
             table = _parsed(chunk, lines, options)
@@ -68,11 +72,62 @@ def read_jsonl(path: str, records: Records, rows: int, storage: Storage) -> Iter
                     yield records.take()
             else:
                 number = first
+                # (the explicit schema's fields that no line has are columns of nulls: not others)
+                others = [c for c in records.metadata.others(table.column_names) if table[c].null_count < len(table)]
+                # From pyarrow's columns, unless one holds a timestamp: its inference makes one of an
+                # ISO date string, whose text only the line itself still has. (A number field with
+                # 1 in one line and 1.5 in another is a double: the 1 is written 1.0.)
+                exact = any(has_timestamp(table.schema.field(name).type) for name in others)
+                parsed = chunk.split(b"\n") if exact else None
                 for batch in table.to_batches(max_chunksize=rows):
-                    yield documents(batch, records, number, "line")
+                    if parsed is not None:
+                        lines_of_batch = parsed[number - first : number - first + batch.num_rows]
+                        metadata = [records.metadata.of(orjson.loads(line)) for line in lines_of_batch]
+                    else:
+                        metadata = records.metadata.column(batch.select(others), from_json=True)
+                    yield documents(batch, records, number, "line", metadata)
                     number += batch.num_rows
             first += lines
             records.position = f"line {first - 1}"
+
+
+def read_json_array(stream, records: Records, rows: int) -> Iterator[VerdictTable]:
+    """A file holding one JSON array of objects (`[{...}, {...}]`): parsed whole, as no streaming
+    parser is at hand; each element is a record (`element N`, from 1)."""
+    where = "element 1"
+    try:
+        values = orjson.loads(stream.read())
+    except orjson.JSONDecodeError as error:
+        records.reject("file", Drop("not_json", f"a JSON array that does not parse: {error}"))
+        yield records.take()
+        return
+    if not isinstance(values, list):
+        values = [values]
+    for number, value in enumerate(values, 1):
+        where = f"element {number}"
+        if isinstance(value, dict):
+            _add_record(records, where, value)
+        else:
+            records.reject(where, Drop("not_json", f"a JSON {type(value).__name__}, not an object"), as_string(value))
+        if len(records) >= rows:
+            yield records.take()
+    yield records.take()
+
+
+def _add_record(records: Records, where: str, record: dict) -> None:
+    config = records.config
+    date = next((value for name in config.date_fields() if (value := field(record, name)) is not None), None)
+    records.add(
+        where,
+        field(record, config.text_field),
+        field(record, config.id_field),
+        url=as_string(field(record, config.url_field)),
+        date=as_string(date),
+        dump=as_string(field(record, config.dump_field)),
+        language=as_string(field(record, config.language_field)),
+        metadata=records.metadata.of(record),
+        source=field(record, config.source_field),
+    )
 
 
 def _chunks(stream) -> Iterator[bytes]:
@@ -98,7 +153,8 @@ def _chunks(stream) -> Iterator[bytes]:
 def _parse_options(config: IngestConfig) -> pj.ParseOptions:
     # Top-level string fields are read as strings: left to inference, a date would become a
     # timestamp, and a field that holds a number in one line and a string in another fails the chunk.
-    strings = {config.text_field, config.url_field, config.date_field, config.dump_field, config.language_field}
+    strings = {config.text_field, config.url_field, config.dump_field, config.language_field, config.source_field}
+    strings |= set(config.date_fields())
     schema = pa.schema([(name, pa.string()) for name in sorted(n for n in strings if n and "." not in n)])
     return pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer")
 
@@ -119,7 +175,6 @@ def _parsed(chunk: bytes, lines: int, options: pj.ParseOptions) -> pa.Table | No
 
 
 def _read_lines(chunk: bytes, first: int, records: Records) -> Iterator[None]:
-    config = records.config
     for number, line in enumerate(chunk.splitlines(keepends=True), first):
         if line.isspace():
             continue
@@ -134,15 +189,7 @@ def _read_lines(chunk: bytes, first: int, records: Records) -> Iterator[None]:
             kind = type(record).__name__
             records.reject(where, Drop("not_json", f"a JSON {kind}, not an object"), line.decode().strip())
         else:
-            records.add(
-                where,
-                field(record, config.text_field),
-                field(record, config.id_field),
-                url=as_string(field(record, config.url_field)),
-                date=as_string(field(record, config.date_field)),
-                dump=as_string(field(record, config.dump_field)),
-                language=as_string(field(record, config.language_field)),
-            )
+            _add_record(records, where, record)
         yield
 
 

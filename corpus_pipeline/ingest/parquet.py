@@ -1,5 +1,5 @@
-"""Parquet datasets (FineWeb, Dolma, RedPajama...): read in record batches of the mapped columns
-only, and checked column-wise (`batches.documents`)."""
+"""Parquet datasets (FineWeb, Dolma, RedPajama...): read in record batches (every column when the
+others go into `metadata`, else the mapped ones only) and checked column-wise (`batches.documents`)."""
 
 from __future__ import annotations
 
@@ -18,11 +18,15 @@ class ParquetReadError(OSError):
     """The Parquet file cannot be read (not Parquet, truncated, a corrupt page)."""
 
 
-def _batches(path: str, columns: list[str], rows: int, storage: Storage) -> Iterator[pa.RecordBatch]:
-    """The file's batches; an Arrow error reading them is the file's fault, not the stage's."""
+def _batches(path: str, columns: list[str] | None, rows: int, storage: Storage) -> Iterator[pa.RecordBatch]:
+    """The file's batches (of `columns`, None: all); an Arrow error reading them is the file's
+    fault, not the stage's."""
     try:
         file = pq.ParquetFile(storage.parquet_source(path))
-        batches = file.iter_batches(batch_size=rows, columns=[c for c in columns if c in file.schema_arrow.names])
+        names = file.schema_arrow.names
+        batches = file.iter_batches(
+            batch_size=rows, columns=None if columns is None else [c for c in columns if c in names]
+        )
         while True:
             try:
                 batch = next(batches)
@@ -35,8 +39,10 @@ def _batches(path: str, columns: list[str], rows: int, storage: Storage) -> Iter
 
 def read_parquet(path: str, records: Records, rows: int, storage: Storage) -> Iterator[VerdictTable]:
     config = records.config
-    fields = (config.text_field, config.id_field, config.url_field, config.date_field, config.dump_field)
-    columns = sorted({name.split(".")[0] for name in (*fields, config.language_field) if name})
+    fields = (config.text_field, config.id_field, config.url_field, config.dump_field, config.language_field)
+    fields += (config.source_field, *config.date_fields())
+    # Every column when the others go into `metadata`, else only the mapped ones.
+    columns = None if config.keep_metadata else sorted({name.split(".")[0] for name in fields if name})
     first = 0
     for batch in _batches(path, columns, rows, storage):
         yield documents(batch, records, first, "row")

@@ -13,13 +13,14 @@ import pyarrow as pa
 
 from corpus_pipeline.config import IngestConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, source_text_id
+from corpus_pipeline.ingest.metadata import MetadataFields, plain_source
 from corpus_pipeline.stages.base import Drop, VerdictTable
 from corpus_pipeline.stages.domains import DomainRules
 from corpus_pipeline.stats import StageStats
 
 READ_ERROR = "read_error"
 # Columns a reader fills; every other column of the schema is null.
-_FILLED = ("id", "text", "url", "date", "dump", "source", "domain", "file_path", "language")
+_FILLED = ("id", "text", "url", "date", "dump", "source", "domain", "file_path", "language", "metadata")
 
 
 class SeenIds:
@@ -59,6 +60,12 @@ def record_id(value: object) -> str | None:
     raise ValueError(f"an id must be a string or an integer, not {type(value).__name__}")
 
 
+def prefixed(prefix: str, doc_id: str) -> str:
+    """`prefix` before a given id, once: an id that already starts with it (Wikipedia's `viwiki:12`
+    in a source named viwiki) keeps it single."""
+    return doc_id if doc_id.startswith(prefix) else prefix + doc_id
+
+
 def _shown(text: object, verdict: Drop) -> str:
     """The text a rejected row keeps: what there was of it, as valid UTF-8 (a too large one is
     left out, as extract leaves out a too large payload)."""
@@ -71,8 +78,12 @@ class Records:
     """The rows of one input file as columns, in input order, with their verdicts; `take()` hands
     out what has accumulated as one table."""
 
-    def __init__(self, config: IngestConfig, rules: DomainRules, path: str, stats: StageStats):
+    def __init__(self, config: IngestConfig, rules: DomainRules, path: str, stats: StageStats, name: str | None = None):
+        """`name`: the file as the rejected rows' ids name it, relative to the input given (never
+        a machine's absolute path); `path` fills `file_path`."""
         self.config, self.rules, self.path, self.stats = config, rules, path, stats
+        self.name = name or path.rstrip("/").rsplit("/", 1)[-1]
+        self.metadata = MetadataFields(config)
         self.seen = SeenIds()
         self.position = "the start"  # the last record read, for a read fault's detail
         self._clear()
@@ -94,6 +105,8 @@ class Records:
         dump: str | None = None,
         language: str | None = None,
         nbytes: int | None = None,
+        metadata: str | None = None,
+        source: object = None,
     ) -> None:
         """One record (`where`: its place in the file, `line 12`). Its bytes in: `nbytes`, else its
         text's UTF-8 bytes (the bytes in of every format but wikitext, counted before markup is gone)."""
@@ -104,13 +117,25 @@ class Records:
             given = record_id(doc_id)
         except ValueError as error:
             given, verdict = None, verdict or Drop("invalid_id", str(error))
+        values = (url, date, dump, language, metadata, self._source(source))
         if verdict is not None:
-            self._row(f"{self.path}:{where}", _shown(text, verdict), url, date, dump, language, verdict)
+            self._row(f"{self.name}:{where}", _shown(text, verdict), *values, verdict)
             return
-        final_id = self.config.id_prefix + given if given is not None else source_text_id(self.config.source, encoded)
+        final_id = (
+            prefixed(self.config.id_prefix, given) if given is not None else source_text_id(self.config.source, encoded)
+        )
         if not self.seen.first_time(final_id):
             verdict = Drop("duplicate_id", duplicate_detail(where, hashed=given is None))
-        self._row(final_id, text, url, date, dump, language, verdict)
+        self._row(final_id, text, *values, verdict)
+
+    def _source(self, value: object) -> str:
+        """The record's own source (ingest.source_field) when it is a plain name, else the config's."""
+        if self.config.source_field is None:
+            return self.config.source
+        plain = plain_source(value)
+        if plain is None:
+            self.stats.count("source_fallbacks", "null" if value is None else "not a plain name")
+        return plain or self.config.source
 
     def _check_text(self, text: object) -> tuple[Drop | None, bytes, int]:
         """(verdict, the text's UTF-8 bytes, their number)."""
@@ -134,17 +159,18 @@ class Records:
         `nbytes`: what it holds (its wikitext, a text too large to read)."""
         self.stats.count_in(nbytes)
         self.position = where
-        self._row(f"{self.path}:{where}", text, url, None, None, None, verdict)
+        self._row(f"{self.name}:{where}", text, url, None, None, None, None, self.config.source, verdict)
 
     def fault(self, error: BaseException) -> None:
         """The file cannot be read past `position`: one `read_error` row, as extract writes one."""
         self.stats.count_in(0)
         self.stats.count("read_faults", type(error).__name__)
         detail = f"{type(error).__name__} after {self.position}: {error}"
-        self._row(f"fault:{self.path}:{self.position}", "", None, None, None, None, Drop(READ_ERROR, detail))
+        where = f"fault:{self.name}:{self.position}"
+        self._row(where, "", None, None, None, None, None, self.config.source, Drop(READ_ERROR, detail))
 
-    def _row(self, doc_id, text, url, date, dump, language, verdict: Drop | None) -> None:
-        values = (doc_id, text, url, date, dump, self.config.source, None, self.path, language)
+    def _row(self, doc_id, text, url, date, dump, language, metadata, source, verdict: Drop | None) -> None:
+        values = (doc_id, text, url, date, dump, source, None, self.path, language, metadata)
         for name, value in zip(_FILLED, values, strict=True):
             self.columns[name].append(value)
         self.verdicts.append(verdict)

@@ -52,7 +52,9 @@ def test_each_bad_json_line_is_rejected_with_its_reason_and_the_rest_kept(tmp_pa
         page["id"] for page in pages
     ]
     rows = {r["id"]: r for r in rejected(result)}
-    assert rows[f"{source}:line 2"]["reason"] == "not_json" and rows[f"{source}:line 2"]["text"] == "this is not json"
+    assert (
+        rows["mixed.jsonl:line 2"]["reason"] == "not_json" and rows["mixed.jsonl:line 2"]["text"] == "this is not json"
+    )
     invalid = next(r for r in rows.values() if r["text"].startswith('{"text": "caf'))
     assert invalid["reason"] == "invalid_utf8" and "\ufffd" in invalid["text"]
     duplicate = next(r for r in rows.values() if r["reason"] == "duplicate_id")
@@ -86,14 +88,16 @@ def test_bad_parquet_rows_are_rejected_with_their_reasons(tmp_path, pages):
     assert reasons(result) == {"invalid_utf8": 1, "empty_text": 1, "missing_text": 1, "duplicate_id": 1}
     assert [r["text"] for r in kept(result, ["text"])] == texts
     assert {r["id"] for r in rejected(result) if r["reason"] != "duplicate_id"} == {
-        f"{tmp_path / 'bad.parquet'}:row {n}" for n in (4, 5, 6)
+        f"bad.parquet:row {n}" for n in (4, 5, 6)
     }
     many = pa.table({"id": [f"r{n}" for n in range(1500)], "text": [f"row {n}" for n in range(1500)]})
     pq.write_table(pa.concat_tables([many, many.slice(3, 1)]), tmp_path / "repeat.parquet")  # batches of 1,000
     repeat = ingest([tmp_path / "repeat.parquet"], tmp_path / "repeat")
     assert reasons(repeat) == {"duplicate_id": 1} and rejected(repeat)[0]["text"] == "row 3"
     pq.write_table(pa.table({"text": pa.array([b"bytes"], pa.binary())}), tmp_path / "binary.parquet")
-    assert reasons(ingest([tmp_path / "binary.parquet"], tmp_path / "out2")) == {"text_not_string": 1}
+    assert reasons(ingest([tmp_path / "binary.parquet"], tmp_path / "out2")) == {}
+    pq.write_table(pa.table({"text": pa.array([1, 2], pa.int64())}), tmp_path / "numbers.parquet")
+    assert reasons(ingest([tmp_path / "numbers.parquet"], tmp_path / "out3")) == {"text_not_string": 2}
 
 
 def test_pages_outside_the_article_namespace_are_rejected(tmp_path):

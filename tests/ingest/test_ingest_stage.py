@@ -26,7 +26,7 @@ def test_the_cli_verb_maps_fields_and_names_the_source(tmp_path, daily, capsys):
     source = write_jsonl(tmp_path / "daily.data", daily)
     out = tmp_path / "out"
     argv = ["ingest", "--input", str(source), "--output", str(out), "--runner", "local", "--format", "jsonl"]
-    argv += ["--text-field", "body", "--id-field", "key", "--source", "daily", "--domain", "news"]
+    argv += ["--text-field", "body", "--source", "daily", "--domain", "news"]
     argv += ["--set", "ingest.url_field=link"]
     assert main(argv) == 0
     assert "ingest: " in capsys.readouterr().out
@@ -35,9 +35,9 @@ def test_the_cli_verb_maps_fields_and_names_the_source(tmp_path, daily, capsys):
 
 
 def test_a_file_of_unknown_format_is_refused_before_anything_runs(tmp_path, capsys):
-    (tmp_path / "data.csv").write_text("text\nhello\n", encoding="utf-8")
+    (tmp_path / "notes.md").write_text("# hello\n", encoding="utf-8")
     out = tmp_path / "out"
-    assert main(["ingest", "--input", str(tmp_path / "data.csv"), "--output", str(out), "--runner", "local"]) == 1
+    assert main(["ingest", "--input", str(tmp_path / "notes.md"), "--output", str(out), "--runner", "local"]) == 1
     assert "cannot tell its format" in capsys.readouterr().err and not out.exists()
 
 

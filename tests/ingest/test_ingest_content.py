@@ -95,7 +95,7 @@ def test_the_readme_the_help_and_the_error_list_the_same_formats(tmp_path, capsy
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.md").write_text("# nothing\n")
     assert (
-        main(["ingest", "--input", str(tmp_path / "empty"), "--output", str(tmp_path / "o"), "--runner", "local"]) == 1
+        main(["ingest", "--input", str(tmp_path / "empty"), "--output", str(tmp_path / "o"), "--runner", "local"]) == 2
     )
     assert listed in capsys.readouterr().err
 

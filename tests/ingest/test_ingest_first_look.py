@@ -19,9 +19,10 @@ def _files(tmp_path, sizes: list[int]) -> list:
 
 
 def test_a_limit_takes_that_many_records_from_the_files_in_order(tmp_path, capsys):
-    _files(tmp_path, [3, 1500, 40])
+    (tmp_path / "in").mkdir()
+    _files(tmp_path / "in", [3, 1500, 40])
     out = tmp_path / "out"
-    argv = ["ingest", "--input", str(tmp_path), "--output", str(out), "--runner", "local", "--limit", "1200"]
+    argv = ["ingest", "--input", str(tmp_path / "in"), "--output", str(out), "--runner", "local", "--limit", "1200"]
     assert main(argv) == 0
     ids = pq.read_table(out, columns=["id"]).column("id").to_pylist()
     assert ids == [f"f0-{k}" for k in range(3)] + [f"f1-{k}" for k in range(1197)]

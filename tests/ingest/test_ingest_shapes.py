@@ -82,9 +82,10 @@ def test_nemo_curator_parquet_and_jsonl(tmp_path):
     """NeMo Curator's examples: text, id (an integer) and file_name, as Parquet and JSON lines."""
     docs = _docs(20)
     records = [{"text": d["text"], "id": n, "file_name": "wiki.jsonl"} for n, d in enumerate(docs)]
-    pq.write_table(pa.Table.from_pylist(records), tmp_path / "part.0.parquet")
-    (tmp_path / "part.1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records) + "{broken\n")
-    result = ingest([tmp_path], tmp_path / "out")
+    (tmp_path / "in").mkdir()
+    pq.write_table(pa.Table.from_pylist(records), tmp_path / "in" / "part.0.parquet")
+    (tmp_path / "in" / "part.1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records) + "{broken\n")
+    result = ingest([tmp_path / "in"], tmp_path / "out")
     _nothing_lost(result, 2 * len(records) + 1)
     assert {r["reason"] for r in rejected(result)} == {"not_json"}
     assert {r["metadata"] for r in kept(result, ["metadata"])} == {'{"file_name":"wiki.jsonl"}'}

@@ -14,7 +14,7 @@ TEXT = "The committee met on Tuesday to review the budget for the coming year an
 
 def write_dataset(path: Path, documents: int = 5) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    rows = [{"id": f"doc-{n}", "text": f"{TEXT} Item {n}."} for n in range(documents)]
+    rows = [{"id": f"doc-{n}", "text": f"{TEXT} Item {n}.", "url": f"https://a.example/{n}"} for n in range(documents)]
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
 

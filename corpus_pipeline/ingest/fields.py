@@ -87,11 +87,12 @@ def _first_records(path: str, storage: Storage) -> list:
 
 def _wanted(config: IngestConfig) -> list[tuple[str, str]]:
     """(config key, field name) that must be in the data: the text always; the others when the
-    config names them (the defaults `id`, `url` may well be absent: hashed ids, no url)."""
+    config names one of its own (the defaults `id`, `url` may well be absent: hashed ids, no url).
+    Told by the value, not by what was set: a pipeline source's config sets every field."""
     wanted = [("text_field", config.text_field)]
     for key in ("id_field", "url_field", "source_field"):
         name = getattr(config, key)
-        if name is not None and (key in config.model_fields_set or key == "source_field"):
+        if name is not None and name != type(config).model_fields[key].default:
             wanted.append((key, name))
     return wanted
 

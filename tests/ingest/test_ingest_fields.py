@@ -14,7 +14,8 @@ import pytest
 from ingest_inputs import ingest, kept, reasons, rejected, write_jsonl
 
 from corpus_pipeline.cli import main
-from corpus_pipeline.config import ConfigError
+from corpus_pipeline.config import ConfigError, load_config
+from corpus_pipeline.failures import RunRefused
 
 DOLMA = [
     {"id": f"d{n}", "text": f"dolma text {n}", "source": "wiki" if n % 2 else "c4",
@@ -95,3 +96,18 @@ def test_dictionary_and_binary_text_and_id_columns_are_read_as_strings(tmp_path)
     pq.write_table(binary, tmp_path / "binary.parquet")
     result = ingest([tmp_path / "binary.parquet"], tmp_path / "b")
     assert kept(result, ["id", "text"]) == [{"id": "x", "text": "caf\u00e9"}] and reasons(result) == {"invalid_utf8": 1}
+
+
+def test_a_run_source_may_lack_the_default_id_and_url_fields(tmp_path):
+    """A pipeline source's ingest config sets every field: only a field named otherwise is checked."""
+    from corpus_pipeline.pipeline.context import RunPlan
+    from corpus_pipeline.pipeline.preflight import check_run_config
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.jsonl").write_text('{"text": "only a text"}\n', encoding="utf-8")
+    path = tmp_path / "in" / "a.jsonl"
+    source = f"pipeline.sources=[{{name: d, kind: jsonl, paths: ['{path}']}}]"
+    check_run_config(RunPlan.from_config(load_config(None, [f"data_root={tmp_path}", source]), "local"))
+    named = f"pipeline.sources=[{{name: d, kind: jsonl, paths: ['{path}'], overrides: [ingest.url_field=link]}}]"
+    with pytest.raises(RunRefused, match="ingest.url_field 'link'"):
+        check_run_config(RunPlan.from_config(load_config(None, [f"data_root={tmp_path}", named]), "local"))

@@ -47,6 +47,7 @@ from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import WarcRecord, read_warc
 from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 
 OVERHEAD_TARGET_PCT = 10.0
 SPARK_SPEEDUP_TARGET = 1.6
@@ -107,7 +108,7 @@ def overhead_breakdown(warc: WarcInput, docs_dir: Path, config: PipelineConfig, 
     records: list[WarcRecord] = []
     started = time.process_time()
     for path in warc.parts:
-        records.extend(item for item in read_warc(path, config.extract.max_payload_bytes))
+        records.extend(item for item in read_warc(path, config.extract.max_payload_bytes, storage=Storage()))
     seconds["warc_read (gunzip + warcio + payload read)"] = time.process_time() - started
 
     started = time.process_time()
@@ -115,7 +116,7 @@ def overhead_breakdown(warc: WarcInput, docs_dir: Path, config: PipelineConfig, 
         decode_html(rec.payload, rec.http_content_type)
     seconds["decode_html"] = time.process_time() - started
 
-    rows = [row for part in input_parts(docs_dir) for row in pq.read_table(part).to_pylist()]
+    rows = [row for part in input_parts(docs_dir, storage=Storage()) for row in pq.read_table(part).to_pylist()]
     started = time.process_time()
     for rec in records:
         empty_document(

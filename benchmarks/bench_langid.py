@@ -48,6 +48,7 @@ from corpus_pipeline.engine.stage_dir import input_parts
 from corpus_pipeline.evaluation.commands import evaluate_langid
 from corpus_pipeline.evaluation.langid import load_sentences, read_fasttext_labels, score_langid
 from corpus_pipeline.stages.langid import LangIdStage, bundled_model_path, language_sample, load_model
+from corpus_pipeline.storage import Storage
 
 DOCS_TARGET, QUICK_DOCS_TARGET = 20_000, 2_000
 INPUT_PARTS = 8  # like an extract output from 8 WARC files
@@ -61,7 +62,7 @@ def repeated_input(docs_dir: Path, copies: int, work: Path) -> Path:
     """A stage directory holding the documents of docs_dir `copies` times, published through the
     engine's own task commit (so langid reads it as it reads any upstream stage); skipped when an
     earlier run published the same rows."""
-    table = pa.concat_tables(pq.read_table(part) for part in input_parts(docs_dir))
+    table = pa.concat_tables(pq.read_table(part) for part in input_parts(docs_dir, storage=Storage()))
     rows = table.to_pylist() * copies
     per_part = math.ceil(len(rows) / INPUT_PARTS)
     parts = [rows[task_id * per_part : (task_id + 1) * per_part] for task_id in range(INPUT_PARTS)]
@@ -181,7 +182,9 @@ def peer_columns(ctx: Context, jsonl_dir: Path, docs: int, mb: float, report: St
 def run(ctx: Context, config: PipelineConfig, log=print) -> StageReport:
     log("langid: input = the extract stage's output (run once, reused)")
     docs_dir = extracted_docs(pages_input(ctx.work, ctx.quick), ctx.work, config)
-    unique = pa.concat_tables(pq.read_table(p, columns=["url", "text"]) for p in input_parts(docs_dir))
+    unique = pa.concat_tables(
+        pq.read_table(p, columns=["url", "text"]) for p in input_parts(docs_dir, storage=Storage())
+    )
     unique_texts, urls = unique.column("text").to_pylist(), unique.column("url").to_pylist()
     copies = math.ceil((QUICK_DOCS_TARGET if ctx.quick else DOCS_TARGET) / len(unique_texts))
     input_dir = repeated_input(docs_dir, copies, ctx.work)

@@ -138,7 +138,9 @@ def fresh_run(stage: str, inputs, output: str | Path, expected_docs: int | None,
 
 def train_tokenizer(documents: Path, path: Path) -> None:
     texts = [
-        text for part in input_parts(documents) for text in pq.read_table(part, columns=["text"])["text"].to_pylist()
+        text
+        for part in input_parts(documents, storage=Storage())
+        for text in pq.read_table(part, columns=["text"])["text"].to_pylist()
     ]
     save_tokenizer(
         train_bpe((texts[i : i + 1_000] for i in range(0, len(texts), 1_000)), TrainTokenizerConfig(vocab_size=VOCAB)),

@@ -29,6 +29,7 @@ from corpus_pipeline.dedup.decisions import _similarities, candidate_pairs
 from corpus_pipeline.dedup.lsh import bands_and_rows
 from corpus_pipeline.engine.spark import spark_schema
 from corpus_pipeline.engine.stage_dir import input_parts
+from corpus_pipeline.storage import Storage
 
 
 @dataclass
@@ -59,7 +60,9 @@ def timed_phases(spark, source: Path, config: PipelineConfig) -> list[Phase]:
     bands, rows = bands_and_rows(
         dedup.threshold, dedup.num_perm, dedup.false_positive_weight, dedup.false_negative_weight
     )
-    docs = spark.read.parquet(*[str(p) for p in input_parts(source)]).select("id", "url", "text", "language")
+    docs = spark.read.parquet(*[str(p) for p in input_parts(source, storage=Storage())]).select(
+        "id", "url", "text", "language"
+    )
     phases: list[Phase] = []
 
     def phase(name: str, unit: str, frame):

@@ -32,6 +32,7 @@ from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.registry import previous_documents_stage, stage_spec
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_dir import KEPT_HERE, input_parts, read_success
+from corpus_pipeline.storage import Storage
 
 ENCODE_BATCH = 1_000  # texts per encode_batch call, as benchmarks/bench_tokenize.py
 
@@ -62,7 +63,7 @@ class MeasuredRun:
         """The stage directory holding the documents `stage` kept in the run: the run's own, or,
         when the stage ran fused and passed them on, the stage rerun alone into `scratch`."""
         directory = self.run_dir / stage_spec(stage).directory
-        if read_success(directory).get("kept", KEPT_HERE) == KEPT_HERE:
+        if read_success(directory, storage=Storage()).get("kept", KEPT_HERE) == KEPT_HERE:
             return directory
         previous = previous_documents_stage(stage)
         source = self.parts if previous is None else self.documents(previous.name)
@@ -73,7 +74,9 @@ class MeasuredRun:
 def stage_rows(run: MeasuredRun, step: str, columns: list[str]) -> list[dict]:
     """The documents `step` read in the run (the previous documents stage's kept ones)."""
     directory = run.documents(previous_documents_stage(step).name)
-    return pa.concat_tables(pq.read_table(part, columns=columns) for part in input_parts(directory)).to_pylist()
+    return pa.concat_tables(
+        pq.read_table(part, columns=columns) for part in input_parts(directory, storage=Storage())
+    ).to_pylist()
 
 
 def timed(work: Callable[[], object]) -> tuple[float, float]:

@@ -101,7 +101,6 @@ def _run_eval(args, config: PipelineConfig) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one verb; every failure is an exit code (pipeline/exit_codes.py) and one line on stderr."""
-    from corpus_pipeline.storage import configure as configure_storage
 
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv  # anywhere on the line: `corpus-pipeline run --debug` as well
@@ -109,7 +108,6 @@ def main(argv: list[str] | None = None) -> int:
     failures.reset(debug)
     try:
         config = load_config(args.config, args.overrides)
-        configure_storage(config.storage)
         handler = getattr(args, "handler", None)
         if handler is not None:
             return handler(args, config)

@@ -14,19 +14,18 @@ STAGE_INTERNALS = frozenset({ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DI
 CRAWL_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz", ".wet", ".wet.gz", ".warc.wet.gz")
 
 
-def expand_crawl_inputs(arguments: list[str], storage: Storage | None = None) -> list[str]:
+def expand_crawl_inputs(arguments: list[str], storage: Storage) -> list[str]:
     return expand_inputs(arguments, CRAWL_SUFFIXES, "WARC, ARC or WET", storage)
 
 
 def expand_inputs(
-    arguments: list[str], suffixes: tuple[str, ...], kinds: str, storage: Storage | None = None
+    arguments: list[str], suffixes: tuple[str, ...], kinds: str, storage: Storage
 ) -> list[str]:
     """Files named explicitly (or by a paths listing) are taken whatever their suffix; directories,
     prefixes and globs contribute files with one of `suffixes` (`kinds` names them in the error when
     there are none), never from a hidden folder (`.x.inprogress-*`, `.x.retired`: a stage or a crawl
     still running, or killed) or a stage's internals. Sorted and de-duplicated, so task N is always
     the same file."""
-    storage = storage or Storage()
     found: set[str] = set()
     for argument in arguments:
         if is_paths_listing(argument):

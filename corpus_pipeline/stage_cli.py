@@ -19,6 +19,7 @@ from corpus_pipeline.engine.registry import STAGES, StageSpec, previous_document
 from corpus_pipeline.engine.stage_dir import Location, MissingInputError, child, location, read_success
 from corpus_pipeline.failures import UsageError
 from corpus_pipeline.ingest.formats import formats_text
+from corpus_pipeline.storage import Storage
 
 EXIT_OK = 0
 _INPUT_HELP = {
@@ -80,7 +81,7 @@ def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineCon
         if source is None and spec.input == "files":
             source = [str(child(location(config.data_root), "crawl"))]
         elif source is None and spec.input == "documents":
-            source = _in_run(spec, run_dir, config, _previous_directory(spec, run_dir))
+            source = _in_run(spec, run_dir, config, _previous_directory(spec, run_dir, Storage(config.storage)))
     if source is None and spec.input == "datasets" and run_dir is not None:
         raise UsageError(f"{spec.name}: --input is required: the dataset files (make {spec.name} INPUT=...)")
     if source is None or output is None:
@@ -101,18 +102,19 @@ def resolve_paths(args: argparse.Namespace, spec: StageSpec, config: PipelineCon
     return source, location(output), options
 
 
-def _finished(directory: Location) -> bool:
+def _finished(directory: Location, storage: Storage) -> bool:
     try:
-        read_success(directory)
+        read_success(directory, storage)
         return True
     except MissingInputError:
         return False
 
 
-def _previous_directory(spec: StageSpec, run_dir: Location) -> str:
+def _previous_directory(spec: StageSpec, run_dir: Location, storage: Storage) -> str:
     """The directory of the run that `spec` reads: the previous stage's, or the source stage's that ran."""
+    finished = lambda directory: _finished(child(run_dir, directory), storage)  # noqa: E731
     try:
-        return previous_documents_stage(spec.name, lambda directory: _finished(child(run_dir, directory))).directory
+        return previous_documents_stage(spec.name, finished).directory
     except ValueError as error:
         raise UsageError(str(error)) from None
 
@@ -142,7 +144,7 @@ def run_stage_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     print(f"{result.stats.stage}: {result.output}")
     describe = getattr(stage_class(spec), "describe", None)  # a stage's own summary of its output
     if describe is not None:
-        print(describe(result.output))
+        print(describe(result.output, Storage(config.storage)))
     outcome = getattr(stage_class(spec), "outcome", None)  # a stage's own verdict (ingest: kept none)
     if outcome is None:
         return EXIT_OK

@@ -200,12 +200,3 @@ def object_keys(s3_server, bucket: str, prefix: str) -> set[str]:
     0 bytes, written where it deleted a folder's last object: they hold nothing)."""
     pages = s3_server.client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
     return {o["Key"][len(prefix) :] for page in pages for o in page.get("Contents", []) if not o["Key"].endswith("/")}
-
-
-@pytest.fixture(autouse=True)
-def _storage_default_per_test(monkeypatch):
-    """`corpus_pipeline.cli.main` sets the process's default storage config (storage.configure): a
-    test that runs it with `--set storage.anonymous=true` must not leave that to the tests after it."""
-    from corpus_pipeline.storage import storage
-
-    monkeypatch.setattr(storage, "_process_config", None)

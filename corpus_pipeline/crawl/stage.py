@@ -17,6 +17,7 @@ from corpus_pipeline.crawl.seeds import partition_by_domain, read_seeds
 from corpus_pipeline.crawl.stats import STAGE
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.task_plan import file_identity
+from corpus_pipeline.storage import Storage
 
 
 class CrawlStage(GlobalStage):
@@ -34,9 +35,10 @@ class CrawlStage(GlobalStage):
         return self.config.model_dump_json()
 
     def input_identity(self, executor: Executor) -> list[str]:
-        identity = [file_identity(str(self.seeds)), self.layout(executor)]
+        local = Storage()  # the seeds file and a previous crawl are local folders (Path)
+        identity = [file_identity(str(self.seeds), local), self.layout(executor)]
         if self.previous is not None:
-            identity += [file_identity(str(p)) for p in sorted(self.previous.rglob("*.warc.gz"))]
+            identity += [file_identity(str(p), local) for p in sorted(self.previous.rglob("*.warc.gz"))]
         return identity
 
     def inputs(self) -> list[Path]:

@@ -58,13 +58,13 @@ def _read_settings(index_dir: Location, storage: Storage) -> dict | None:
         return None
 
 
-def published_folders(index_dir: Location, storage: Storage | None = None) -> list[Location]:
+def published_folders(index_dir: Location, storage: Storage) -> list[Location]:
     """The complete folders: those with their manifest. A local folder published before the index
     went through the lifecycle has parts and no manifest; a folder still being written is hidden
     (`.x.inprogress-*`, locally) or holds its commit area `_work/` (on a store)."""
     published = child(index_dir, PUBLISHED)
     contents: dict[str, set[str]] = {}
-    for uri in (storage or Storage()).list_under(str(published)):
+    for uri in storage.list_under(str(published)):
         name, _, rest = uri[len(str(published)) + 1 :].partition("/")
         if not name.startswith("."):
             contents.setdefault(name, set()).add(rest.partition("/")[0])
@@ -107,22 +107,20 @@ class IndexPublishStage(GlobalStage):
 
 
 def publish_to_index(
-    stage_dir: Location, index_dir: Location, config: DedupConfig, spark, storage: Storage | None = None
+    stage_dir: Location, index_dir: Location, config: DedupConfig, spark, storage: Storage
 ) -> Location:
     """Add the kept documents of a finished stage to the index (again: a no-op)."""
     from corpus_pipeline.engine.spark import SparkExecutor
-
-    storage = storage or Storage()
     index_dir = location(index_dir)
     _check_settings(index_dir, config, storage)
     target = child(child(index_dir, PUBLISHED), read_success(stage_dir, storage)["fingerprint"][:32])
     return run_global(IndexPublishStage(config), location(stage_dir), target, SparkExecutor(spark), storage).output
 
 
-def index_identity(index_dir: Location | None) -> list[str]:
+def index_identity(index_dir: Location | None, storage: Storage) -> list[str]:
     if index_dir is None:
         return []
-    return [f"index:{str(folder).rpartition('/')[2]}" for folder in published_folders(index_dir)]
+    return [f"index:{str(folder).rpartition('/')[2]}" for folder in published_folders(index_dir, storage)]
 
 
 def index_parts(index_dir: Location, config: DedupConfig, storage: Storage) -> list[str]:
@@ -131,12 +129,10 @@ def index_parts(index_dir: Location, config: DedupConfig, storage: Storage) -> l
     return [str(part) for folder in published_folders(index_dir, storage) for part in _folder_parts(folder, storage)]
 
 
-def read_index(index_dir: Location, config: DedupConfig, spark, storage: Storage | None = None):
+def read_index(index_dir: Location, config: DedupConfig, spark, storage: Storage):
     """(id, exact_hash, signature, simhash) of every published document as a DataFrame, or None
     for an empty index."""
     from corpus_pipeline.engine.spark_read import read_parts
-
-    storage = storage or Storage()
     parts = index_parts(index_dir, config, storage)
     return read_parts(spark, parts, INDEX_SCHEMA, storage) if parts else None
 

@@ -61,11 +61,10 @@ def decided_documents(
     input_schema: pa.Schema,
     dedup: DedupConfig,
     index_dir: Path | None,
-    storage: Storage | None = None,
+    storage: Storage,
 ) -> tuple[DataFrame, DecisionColumns]:
     """Every document of `parts` (local or `s3://`, read through `storage`) with its decision and
     cluster columns (and, with `index_dir`, decided against every published snapshot too)."""
-    storage = storage or Storage()
     clusters = {field.name for field in CLUSTER_FIELDS}  # decided again here
     columns = [name for name in input_schema.names if name not in clusters]
     docs = read_parts(spark, [str(part) for part in parts], input_schema, storage, columns)

@@ -19,20 +19,24 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.config import DedupConfig, StorageConfig
 from corpus_pipeline.dedup.bucket_writer import STAGE_NAME
 from corpus_pipeline.dedup.chain import CLUSTER_FIELDS
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.stage_dir import Location, input_parts, location
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_schema
 
 
 class DedupStage(GlobalStage):
     name = STAGE_NAME
 
-    def __init__(self, config: DedupConfig | None = None, index: Path | None = None):
+    def __init__(
+        self, config: DedupConfig | None = None, storage: StorageConfig | None = None, index: Path | None = None
+    ):
         self.config = config or DedupConfig()
+        self.storage = Storage(storage)
         self.index = location(index) if index is not None else None
 
     def config_fingerprint(self) -> str:
@@ -41,7 +45,7 @@ class DedupStage(GlobalStage):
     def input_identity(self, executor: Executor) -> list[str]:
         from corpus_pipeline.dedup.index import index_identity
 
-        return index_identity(self.index)
+        return index_identity(self.index, self.storage)
 
     def inputs(self) -> list[Path]:
         return [self.index] if self.index is not None else []

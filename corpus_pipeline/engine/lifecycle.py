@@ -92,7 +92,7 @@ def _stage_config(stage, write_kept: bool) -> str:
 
 
 def chain_dirs(
-    stages, source: list[str] | Location, outputs: list[Location], engine: EngineConfig, storage: Storage | None = None
+    stages, source: list[str] | Location, outputs: list[Location], engine: EngineConfig, storage: Storage
 ) -> list[StageDir]:
     """The StageDir (output and fingerprint) of each stage of a chain, before anything runs."""
     if isinstance(source, list):
@@ -114,13 +114,11 @@ def run_chain(
     source: list[str] | Location,
     outputs: list[Location],
     executor: Executor,
-    engine: EngineConfig | None = None,
-    storage: Storage | None = None,
+    engine: EngineConfig,
+    storage: Storage,
 ) -> list[StageResult]:
     """Run `stages` (a source stage first, reading the files `source`, or document stages reading
     the stage directory `source`) into `outputs`, one per stage, in one pass over each task."""
-    engine = engine or EngineConfig()
-    storage = storage or Storage()
     inputs = list(source) if isinstance(source, list) else [source]
     for output in outputs:
         check_output_apart(output, inputs)
@@ -221,7 +219,7 @@ def global_dir(
     input_dir: Location | list[Location] | None,
     output: Location,
     executor: Executor,
-    storage: Storage | None = None,
+    storage: Storage,
 ) -> StageDir:
     identity = [read_success(path, storage)["fingerprint"] for path in _input_dirs(input_dir)]
     identity += stage.input_identity(executor)
@@ -233,12 +231,11 @@ def run_global(
     input_dir: Location | list[Location] | None,
     output: Location,
     executor: Executor,
-    storage: Storage | None = None,
+    storage: Storage,
 ) -> StageResult:
     """Run a stage that sees every document at once (or none: crawl) through the one lifecycle;
     `input_dir` is a list for a stage that reads several stage directories (mix)."""
     output = location(output)
-    storage = storage or Storage()
     check_output_apart(output, _input_dirs(input_dir) + stage.inputs())
     stage_dir = global_dir(stage, input_dir, output, executor, storage)
     with stage_dir.claim():

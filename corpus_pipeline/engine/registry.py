@@ -145,7 +145,7 @@ STAGES: tuple[StageSpec, ...] = (
         "04_dedup",
         "dedup",
         "corpus_pipeline.dedup.stage:DedupStage",
-        "drop exact and near-duplicate documents (MinHash LSH on Spark)",
+        "drop exact and near-duplicate documents (MinHash LSH; on Spark when the input outgrows the driver)",
         options=(
             StageOption(
                 "--index",
@@ -154,6 +154,7 @@ STAGES: tuple[StageSpec, ...] = (
             ),
         ),
         many_inputs=True,
+        also_reads=("storage",),  # the index, on a store too, listed through the run's storage
     ),
     StageSpec(
         "pii",
@@ -209,6 +210,7 @@ STAGES: tuple[StageSpec, ...] = (
         output="tokens",
         options=(_TOKENIZER,),
         consumes_corpus=True,
+        also_reads=("storage",),  # a tokenizer on a store is fetched through the run's storage
     ),
     StageSpec(
         "mix",
@@ -221,7 +223,7 @@ STAGES: tuple[StageSpec, ...] = (
         options=(_TOKENIZER,),
         consumes_corpus=True,
         many_inputs=True,
-        also_reads=("tokenize", "engine"),
+        also_reads=("tokenize", "engine", "storage"),
     ),
 )
 

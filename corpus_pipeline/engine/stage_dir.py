@@ -54,8 +54,7 @@ def fingerprint(stage_name: str, stage_config: str, input_identity: list[str]) -
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def read_success(stage_dir: Location, storage: Storage | None = None) -> dict:
-    storage = storage or Storage()
+def read_success(stage_dir: Location, storage: Storage) -> dict:
     marker = read_marker(str(stage_dir), storage)
     if marker is not None:
         return marker
@@ -66,11 +65,10 @@ def read_success(stage_dir: Location, storage: Storage | None = None) -> dict:
     raise MissingInputError(f"{stage_dir} has no {SUCCESS}: that stage did not finish there; run it first")
 
 
-def stage_files(stage_dir: Location, storage: Storage | None = None) -> dict[str, Location]:
+def stage_files(stage_dir: Location, storage: Storage) -> dict[str, Location]:
     """Every logical file of a finished stage -> where it is, as its manifest names them (a listing
     may show files of an attempt that lost). A marker of an earlier version named no files: then
     the directory's files are the stage's."""
-    storage = storage or Storage()
     files = read_success(stage_dir, storage).get("files")
     if files is None:
         base = str(stage_dir).rstrip("/") + "/"
@@ -79,11 +77,10 @@ def stage_files(stage_dir: Location, storage: Storage | None = None) -> dict[str
     return {relative: child(stage_dir, key) for relative, key in sorted(files.items())}
 
 
-def stage_file(stage_dir: Location, relative: str, storage: Storage | None = None) -> Location | None:
+def stage_file(stage_dir: Location, relative: str, storage: Storage) -> Location | None:
     """Where a finished stage's logical file `relative` (`_stats.json`, `manifest.json`) is, or None.
     A directory without our marker (token shards copied by hand, made by another tool) holds its
     files under their names."""
-    storage = storage or Storage()
     try:
         return stage_files(stage_dir, storage).get(relative)
     except MissingInputError:
@@ -91,8 +88,7 @@ def stage_file(stage_dir: Location, relative: str, storage: Storage | None = Non
         return where if storage.exists(str(where)) else None
 
 
-def read_stage_bytes(stage_dir: Location, relative: str, storage: Storage | None = None) -> bytes:
-    storage = storage or Storage()
+def read_stage_bytes(stage_dir: Location, relative: str, storage: Storage) -> bytes:
     found = stage_file(stage_dir, relative, storage)
     if found is None:
         raise MissingInputError(f"{stage_dir} has no {relative}: it is not a finished stage of that kind")
@@ -102,9 +98,8 @@ def read_stage_bytes(stage_dir: Location, relative: str, storage: Storage | None
         raise MissingInputError(f"{found} is gone, though {stage_dir}/{SUCCESS} names it") from None
 
 
-def input_parts(input_dir: Location, storage: Storage | None = None) -> list[Location]:
+def input_parts(input_dir: Location, storage: Storage) -> list[Location]:
     """The kept documents of a finished stage directory (the ones its manifest names)."""
-    storage = storage or Storage()
     kept = read_success(input_dir, storage).get("kept", KEPT_HERE)
     if kept != KEPT_HERE:
         raise MissingInputError(

@@ -114,13 +114,13 @@ class TaskAttempt:
         work: Path | str,
         task_name: str,
         identity: str,
-        outputs: dict[str, str] | None = None,
         storage: Storage | None = None,
+        outputs: dict[str, str] | None = None,
     ):
         """`work`: the commit target, a local work directory or an object commit area; `outputs`:
         on a store, each stage's commit area when the attempt writes for several (a fused pass)."""
         self.task_name, self.identity = task_name, identity
-        self.storage = storage or Storage()
+        self.storage = _storage_for(work, storage)
         if commits_by_record(work):
             self.area = str(work)
             self.outputs = outputs or {}
@@ -213,10 +213,19 @@ def commits_by_record(work: Path | str) -> bool:
     return is_object_uri(work)
 
 
+def _storage_for(work: Path | str, storage: Storage | None) -> Storage | None:
+    """A local work directory needs none; a commit area on a store needs the run's own (its
+    endpoint and credentials), never a default."""
+    if storage is None and commits_by_record(work):
+        raise ValueError(f"{work}: a task commits to an object store through the run's storage; none was given")
+    return storage
+
+
 def task_done(work: Path | str, task_name: str, identity: str, storage: Storage | None = None) -> bool:
     """Whether an attempt of this task, for this input slice, committed already."""
+    storage = _storage_for(work, storage)
     if commits_by_record(work):
-        return object_stage.task_record(storage or Storage(), str(work), task_name, identity) is not None
+        return object_stage.task_record(storage, str(work), task_name, identity) is not None
     return task_identity_done(Path(work), task_name) == identity
 
 

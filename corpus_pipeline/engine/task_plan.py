@@ -28,21 +28,20 @@ def part_name(number: int) -> str:
     return f"part-{number:05d}"
 
 
-def file_identity(path: str, storage: Storage | None = None) -> str:
+def file_identity(path: str, storage: Storage) -> str:
     """Raw input files are identified by path (or object URI), size and modification time
     (`Storage.identity`; schemas/storage.md)."""
-    return (storage or Storage()).identity(path)
+    return storage.identity(path)
 
 
-def plan_file_tasks(paths: list[str], storage: Storage | None = None) -> list[Task]:
+def plan_file_tasks(paths: list[str], storage: Storage) -> list[Task]:
     """One task per input file (local or an object), in the (sorted) order given."""
     return [Task(part_name(number), file_identity(path, storage), path) for number, path in enumerate(paths)]
 
 
-def plan_part_tasks(parts: list[Path | str], task_rows: int, storage: Storage | None = None) -> list[Task]:
+def plan_part_tasks(parts: list[Path | str], task_rows: int, storage: Storage) -> list[Task]:
     """Consecutive row groups of each part, up to `task_rows` rows a task (a row group larger than
     that is a task of its own). A part without rows still gets one task, so every part is read."""
-    storage = storage or Storage()
     tasks: list[Task] = []
     for part in parts:
         metadata = parquet_metadata(storage, str(part))

@@ -129,7 +129,7 @@ def run_chain_task(chain: Chain, task: Task) -> dict[str, StageStats]:
     for stage in stages:
         stage.setup()
     stats = {stage.name: StageStats(stage.name, tasks=1) for stage in stages}
-    attempt = TaskAttempt(chain.work, task.name, task.identity, dict(chain.outputs), chain.storage)
+    attempt = TaskAttempt(chain.work, task.name, task.identity, chain.storage, dict(chain.outputs))
     try:
         # With a source, schemas[i] is what stage i writes; without, schemas[0] is the input's.
         written = chain.schemas if chain.source is not None else chain.schemas[1:]

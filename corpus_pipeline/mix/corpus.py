@@ -23,6 +23,7 @@ from corpus_pipeline.engine.task_plan import Task, part_name, plan_part_tasks
 from corpus_pipeline.mix.encode_part import ENCODED_DIR, REJECTED_SCHEMA
 from corpus_pipeline.mix.plan import Documents, MixPlan
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.sample import UNKNOWN_LANGUAGE
 
 DOCUMENTS_FILE = "documents.parquet"
@@ -41,20 +42,20 @@ NOT_TARGETED, NOT_SELECTED = "not_targeted", "not_selected"
 _ROWS_PER_GROUP = 100_000
 
 
-def encode_tasks(inputs: list[Path], task_rows: int, weight_columns: dict[str, str]) -> list[Task]:
+def encode_tasks(inputs: list[Path], task_rows: int, weight_columns: dict[str, str], storage: Storage) -> list[Task]:
     """Tasks over every input's parts, numbered across inputs and identified by the input's
     fingerprint too (two inputs both have a part-00000.parquet). `weight_columns`: column -> the
     option that reads it; an input lacking one is refused here, before any task runs."""
     tasks: list[Task] = []
     for directory in inputs:
-        parts = input_parts(directory)
+        parts = input_parts(directory, storage)
         for part in parts:
             missing = sorted(set(weight_columns) - set(pq.read_schema(part).names))
             if missing:
                 needs = ", ".join(f"{c!r} ({weight_columns[c]})" for c in missing)
                 raise ValueError(f"{directory}: {part.name} has no column {needs}; give an input that has it")
-        fingerprint = read_success(directory)["fingerprint"][:16]
-        for task in plan_part_tasks(parts, task_rows):
+        fingerprint = read_success(directory, storage)["fingerprint"][:16]
+        for task in plan_part_tasks(parts, task_rows, storage):
             tasks.append(replace(task, name=part_name(len(tasks)), identity=f"{fingerprint}:{task.identity}"))
     return tasks
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.compute as pc
 
-from corpus_pipeline.config import EngineConfig, TokenizeConfig
+from corpus_pipeline.config import EngineConfig, StorageConfig, TokenizeConfig
 from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR, distribute
@@ -32,6 +32,7 @@ from corpus_pipeline.mix.encode_part import ENCODED_DIR, EncodeJob, encode_part,
 from corpus_pipeline.mix.plan import MixPlan, percent, plan_mix
 from corpus_pipeline.mix.write_shard import PLAN_DIR, ShardJob, ShardTask, read_shard_file, shard_summary, write_shard
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, read_manifest, write_manifest
 from corpus_pipeline.tokenize.shard_task import EMPTY_TEXT
 from corpus_pipeline.tokenize.shard_vocabulary import install_tokenizer, resolve_tokenizer
@@ -50,12 +51,13 @@ class MixStage(GlobalStage):
         config: MixConfig | None = None,
         tokenize: TokenizeConfig | None = None,
         engine: EngineConfig | None = None,
+        storage: StorageConfig | None = None,
         tokenizer: Path | None = None,
     ):
         self.config = config or MixConfig()
         self.tokenize = tokenize or TokenizeConfig()
         self.engine = engine or EngineConfig()
-        self.tokenizer, self.tokenizer_sha = resolve_tokenizer(STAGE, tokenizer)
+        self.tokenizer, self.tokenizer_sha = resolve_tokenizer(STAGE, tokenizer, Storage(storage))
 
     def config_fingerprint(self) -> str:
         # engine.task_rows only cuts the first pass into tasks: the output does not depend on it.
@@ -65,8 +67,8 @@ class MixStage(GlobalStage):
         return [self.tokenizer]
 
     @staticmethod
-    def describe(output: Path) -> str:
-        manifest = read_manifest(output)
+    def describe(output: Path, storage: Storage) -> str:
+        manifest = read_manifest(output, storage)
         mix = manifest["mix"]
         shares = ", ".join(
             f"{group} {percent(facts['achieved'])} (target {percent(facts['target'])}, x{facts['repeat_factor']:.2f})"
@@ -77,12 +79,12 @@ class MixStage(GlobalStage):
     def run(self, input_dir: list[Path], work, executor: Executor) -> dict:
         # Its shard tasks read the token files the encode tasks wrote (np.memmap): a directory they
         # share (on a store, the scratch one).
-        work = work.local_dir(self.name)
+        storage, work = work.storage, work.local_dir(self.name)
         inputs = input_dir if isinstance(input_dir, list) else [input_dir]
         vocabulary = install_tokenizer(self.tokenizer, self.tokenizer_sha, self.tokenize, work / TOKENIZER_FILE)
         weights = self.config.weight_columns()
         options = {c: _WEIGHT_OPTIONS.get(c, "mix.quality_tiers") for c in weights}
-        tasks = encode_tasks(inputs, self.engine.task_rows, options)
+        tasks = encode_tasks(inputs, self.engine.task_rows, options, storage)
         _distribute_committed(work)
         todo = [t for t in tasks if (encoded_summary(work, t.name) or {}).get("identity") != t.identity]
         threads = None

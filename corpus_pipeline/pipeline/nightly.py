@@ -72,7 +72,7 @@ class NightlyLayout:
         return child(self.data_root, "incoming")
 
 
-def new_inputs(files: list[str], processed: set[str], storage: Storage | None = None) -> dict[str, str]:
+def new_inputs(files: list[str], processed: set[str], storage: Storage) -> dict[str, str]:
     """identity (path|size|mtime_ns) -> path of the files not yet published. A file rewritten
     since (new size or mtime) counts as new; dedup against the index drops what it repeats."""
     found = {}
@@ -224,7 +224,7 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
     if result.status == GATE_FAILED:
         reason = result.record.data["reason"]
     else:  # the shares are known once mix wrote the shards: after the run's own gates
-        reason = "; ".join(share_shortfalls(result.context.tokens, config.nightly.min_shares))
+        reason = "; ".join(share_shortfalls(result.context.tokens, config.nightly.min_shares, Storage(config.storage)))
     if reason:
         result.record.add_section("nightly", {**section, "published": False, "why": f"{reason}; CURRENT unchanged"})
         entry.update(status="gate_failed", reason=reason)

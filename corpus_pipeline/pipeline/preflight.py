@@ -84,7 +84,7 @@ def _tokenizer_problems(config: PipelineConfig, tokenizer) -> list[str]:
     from corpus_pipeline.tokenize.shard_vocabulary import resolve_tokenizer
 
     try:
-        path, sha256 = resolve_tokenizer("pipeline.tokenizer", given)
+        path, sha256 = resolve_tokenizer("pipeline.tokenizer", given, Storage(config.storage))
         load_tokenizer(str(path), sha256)
     except (OSError, ValueError) as error:
         return [f"pipeline.tokenizer: {one_line(error)}"]

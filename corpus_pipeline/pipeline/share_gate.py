@@ -4,16 +4,16 @@ the same achieved shares the report shows."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from corpus_pipeline.engine.stage_dir import Location
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.manifest import read_manifest
 
 
-def share_shortfalls(tokens: Path, min_shares: dict[str, float]) -> list[str]:
+def share_shortfalls(tokens: Location, min_shares: dict[str, float], storage: Storage) -> list[str]:
     """One line per group under its bound (a group missing from the mix holds 0%)."""
     if not min_shares:
         return []
-    groups = read_manifest(tokens).get("mix", {}).get("groups", {})
+    groups = read_manifest(tokens, storage).get("mix", {}).get("groups", {})
     shortfalls = []
     for group, bound in sorted(min_shares.items()):
         achieved = groups.get(group, {}).get("achieved", 0.0)

@@ -149,7 +149,7 @@ def train_tokenizer(ctx: RunContext) -> StepOutcome:
 
     result = run_stage("train-tokenizer", ctx.documents, _stage_dir(ctx, "train-tokenizer"), ctx.config, ctx.executor)
     ctx.tokenizer = result.output
-    record = read_training_record(result.output)
+    record = read_training_record(result.output, Storage(ctx.config.storage))
     status = "reused" if result.skipped else "ran"
     return StepOutcome(status, result.output, notes={"vocab_size": record["vocab_size"], "sha256": record["sha256"]})
 

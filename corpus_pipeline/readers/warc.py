@@ -116,10 +116,9 @@ def _iterate(stream, max_payload_bytes: int, skip: int, file_size: int | None) -
         )
 
 
-def read_warc(path: str, max_payload_bytes: int, storage: Storage | None = None) -> Iterator[WarcRecord | ReadFault]:
+def read_warc(path: str, max_payload_bytes: int, storage: Storage) -> Iterator[WarcRecord | ReadFault]:
     """Every readable record of `path` (a file or an `s3://` object) in order, then at most one
     ReadFault where reading stopped."""
-    storage = storage or Storage()
     emitted = 0
     last_offset = 0
     try:

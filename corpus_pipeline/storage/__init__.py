@@ -9,6 +9,6 @@ schemas/storage.md is the contract (URIs, file identity, retries, errors).
 """
 
 from corpus_pipeline.storage.errors import StorageAccessError
-from corpus_pipeline.storage.storage import Storage, configure, is_object_uri
+from corpus_pipeline.storage.storage import Storage, is_object_uri
 
-__all__ = ["Storage", "StorageAccessError", "configure", "is_object_uri"]
+__all__ = ["Storage", "StorageAccessError", "is_object_uri"]

@@ -75,20 +75,11 @@ def _s3_filesystem(config: StorageConfig, aws_environment: tuple) -> fs.S3FileSy
     return fs.S3FileSystem(**options)
 
 
-_process_config: StorageConfig | None = None
-
-
-def configure(config: StorageConfig) -> None:
-    """The run's `storage:` config, for every Storage this process makes without one (a reader of a
-    stage manifest deep in a report, a CLI summary): the CLI sets it once, after loading the config,
-    so an endpoint or region set only in the config reaches them all. Executors get theirs pickled."""
-    global _process_config
-    _process_config = config
-
-
 class Storage:
     def __init__(self, config: StorageConfig | None = None):
-        self.config = config or _process_config or StorageConfig()
+        # No process-wide default: whoever makes a Storage passes the run's `storage:` config (or
+        # means the default one: the AWS SDK's credential chain, no endpoint).
+        self.config = config or StorageConfig()
         # What a listing already told about each object (size, mtime): identity would otherwise ask
         # again, one HEAD request per object, where a listing answers for 1,000 objects at once.
         self._infos: dict[str, fs.FileInfo] = {}

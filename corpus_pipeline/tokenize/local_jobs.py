@@ -26,7 +26,6 @@ def _batches(parts: list[Path | str], input_schema: pa.Schema, storage: Storage 
     """id, text (binary), language (never null) of every document, local or `s3://` parts."""
     has_language = "language" in input_schema.names
     columns = ["id", "text", "language"] if has_language else ["id", "text"]
-    storage = storage or Storage()
     for part in parts:
         with open_parquet(storage, str(part)) as parquet:
             for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, columns=columns):
@@ -42,7 +41,7 @@ def _batches(parts: list[Path | str], input_schema: pa.Schema, storage: Storage 
 
 
 def language_totals(
-    parts: list[Path | str], input_schema: pa.Schema, storage: Storage | None = None
+    parts: list[Path | str], input_schema: pa.Schema, storage: Storage
 ) -> dict[str, tuple[int, int]]:
     totals: dict[str, tuple[int, int]] = {}
     for batch in _batches(parts, input_schema, storage):
@@ -54,7 +53,7 @@ def language_totals(
 
 
 def training_texts(
-    parts: list[Path | str], input_schema: pa.Schema, plan: SamplePlan, storage: Storage | None = None
+    parts: list[Path | str], input_schema: pa.Schema, plan: SamplePlan, storage: Storage
 ) -> Iterator[tuple[str, str]]:
     for batch in _batches(parts, input_schema, storage):
         columns = (batch.column(name).to_pylist() for name in ("id", "language", "text"))

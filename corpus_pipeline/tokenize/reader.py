@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.indexed_dataset import ShardFormatError, ShardIndex, read_index
 from corpus_pipeline.tokenize.manifest import read_manifest
 
@@ -50,7 +51,7 @@ class TokenShards:
 
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
-        self.manifest = read_manifest(self.directory)
+        self.manifest = read_manifest(self.directory, Storage())  # a local directory (train reads files)
         self.dtype = np.dtype(self.manifest["dtype"])
         self.eod_id: int = self.manifest["tokenizer"]["eod_id"]
         self.vocab_size: int = self.manifest["tokenizer"]["vocab_size"]

@@ -113,7 +113,7 @@ def _fill(uri: str, directory: Path, storage: Storage, checksums: bool) -> tuple
     complete = False
     try:
         copy.ensure(MANIFEST_FILE, None, None)
-        manifest = read_manifest(directory)
+        manifest = read_manifest(directory, Storage())  # the local copy: no store config applies
         wanted = [(TOKENIZER_FILE, None, manifest["tokenizer"]["sha256"])]
         for shard in manifest["shards"]:
             wanted.append((f"{shard['name']}.bin", shard["bin_bytes"], shard["bin_sha256"]))

@@ -21,13 +21,13 @@ from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE
 from corpus_pipeline.tokenize.train_stage import tokenizer_file
 
 
-def resolve_tokenizer(stage: str, tokenizer: Path | str | None) -> tuple[Path, str]:
+def resolve_tokenizer(stage: str, tokenizer: Path | str | None, storage: Storage) -> tuple[Path, str]:
     """The tokenizer file (given, or in a train-tokenizer directory; an object is fetched to a local
     copy first) and its sha256."""
     if tokenizer is None:
         raise ValueError(f"{stage} needs a tokenizer (--tokenizer FILE or a train-tokenizer directory)")
     if local_path(tokenizer) is None:  # an object: fetched to a local copy
-        tokenizer = fetch_tokenizer(str(tokenizer))
+        tokenizer = fetch_tokenizer(str(tokenizer), storage)
     path = tokenizer_file(tokenizer)
     if not path.exists():
         raise FileNotFoundError(f"tokenizer not found: {path}")
@@ -43,10 +43,9 @@ class ShardVocabulary:
     eod_id: int
 
 
-def fetch_tokenizer(uri: str, storage: Storage | None = None) -> Path:
+def fetch_tokenizer(uri: str, storage: Storage) -> Path:
     """A tokenizer.json object, or the one of a train-tokenizer (or tokenize) stage on a store, as a
     local file named by its sha256 (a tokenizer is 1-3 MB: fetched whole, once per content)."""
-    storage = storage or Storage()
     data = storage.read_bytes(uri) if uri.endswith(".json") else read_stage_bytes(uri, TOKENIZER_FILE, storage)
     folder = Path(tempfile.gettempdir()) / "corpus-pipeline-tokenizers"
     folder.mkdir(exist_ok=True)

@@ -34,13 +34,13 @@ def _documents(spark, parts: list[Path | str], input_schema: pa.Schema, storage:
 
     has_language = "language" in input_schema.names
     columns = ["id", "text", "language"] if has_language else ["id", "text"]
-    frame = read_parts(spark, [str(part) for part in parts], input_schema, storage or Storage(), columns)
+    frame = read_parts(spark, [str(part) for part in parts], input_schema, storage, columns)
     language = F.col("language") if has_language else F.lit(None).cast("string")
     return frame.select("id", "text", F.coalesce(language, F.lit(UNKNOWN_LANGUAGE)).alias("language"))
 
 
 def language_totals(
-    spark, parts: list[Path | str], input_schema: pa.Schema, storage: Storage | None = None
+    spark, parts: list[Path | str], input_schema: pa.Schema, storage: Storage
 ) -> dict[str, tuple[int, int]]:
     from pyspark.sql import functions as F
 
@@ -54,7 +54,7 @@ def language_totals(
 
 
 def training_texts(
-    spark, parts: list[Path | str], input_schema: pa.Schema, plan: SamplePlan, storage: Storage | None = None
+    spark, parts: list[Path | str], input_schema: pa.Schema, plan: SamplePlan, storage: Storage
 ) -> Iterator[tuple[str, str]]:
     """(language, text) of every sampled document."""
     from pyspark.sql import functions as F
@@ -78,7 +78,7 @@ def tokenize_buckets(
     job: TokenizeJob,
     buckets: int,
     threads: int | None,
-    storage: Storage | None = None,
+    storage: Storage,
 ) -> dict[int, int]:
     """Write every bucket's files; returns bucket -> the Spark partition that wrote it."""
     from pyspark import TaskContext

@@ -13,7 +13,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from corpus_pipeline.config import TokenizeConfig
+from corpus_pipeline.config import StorageConfig, TokenizeConfig
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.stage_dir import STATS_FILE, Location, input_parts, read_stage_bytes
 from corpus_pipeline.stats import StageStats
@@ -52,16 +52,18 @@ def _input_text_bytes(input_dir: Location, storage: Storage) -> int:
 class TokenizeStage(GlobalStage):
     name = STAGE
 
-    def __init__(self, config: TokenizeConfig | None = None, tokenizer: Path | None = None):
+    def __init__(
+        self, config: TokenizeConfig | None = None, storage: StorageConfig | None = None, tokenizer: Path | None = None
+    ):
         self.config = config or TokenizeConfig()
-        self.tokenizer, self.tokenizer_sha = resolve_tokenizer(STAGE, tokenizer)
+        self.tokenizer, self.tokenizer_sha = resolve_tokenizer(STAGE, tokenizer, Storage(storage))
 
     def config_fingerprint(self) -> str:
         return f"{self.config!r} tokenizer={self.tokenizer_sha}"
 
     @staticmethod
-    def describe(output: Path) -> str:
-        manifest = read_manifest(output)
+    def describe(output: Path, storage: Storage) -> str:
+        manifest = read_manifest(output, storage)
         return (
             f"{output}: {len(manifest['shards'])} shards, {manifest['documents']:,} documents, "
             f"{manifest['tokens']:,} tokens ({manifest['dtype']})"

@@ -16,6 +16,7 @@ from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.stage_dir import Location, child, input_parts, read_stage_bytes
 from corpus_pipeline.engine.task_output import STATS_DIR
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_schema
 from corpus_pipeline.tokenize import local_jobs
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe, vocab_size
@@ -34,8 +35,8 @@ def tokenizer_file(path: Path) -> Path:
     return path / TOKENIZER_FILE if path.is_dir() else path
 
 
-def read_training_record(directory: Location) -> dict:
-    return json.loads(read_stage_bytes(directory, TRAINING_RECORD))
+def read_training_record(directory: Location, storage: Storage) -> dict:
+    return json.loads(read_stage_bytes(directory, TRAINING_RECORD, storage))
 
 
 def _sample_batches(texts: Iterator[tuple[str, str]], plan: SamplePlan, max_chars: int) -> Iterator[list[str]]:
@@ -60,9 +61,9 @@ class TrainTokenizerStage(GlobalStage):
         self.config = config or TrainTokenizerConfig()
 
     @staticmethod
-    def describe(output: Path) -> str:
+    def describe(output: Path, storage: Storage) -> str:
         """The tokenizer and the sample it was trained on, per language."""
-        record = read_training_record(output)
+        record = read_training_record(output, storage)
         lines = [f"{child(output, TOKENIZER_FILE)}: {record['vocab_size']:,} ids, sha256 {record['sha256']}"]
         header = ("corpus docs", 12), ("corpus MB", 11), ("weight", 8), ("sample docs", 13), ("sample MB", 11)
         lines.append(f"  {'language':<10}" + "".join(f"{name:>{width}}" for name, width in header))

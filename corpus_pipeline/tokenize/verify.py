@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.bpe import UINT16_IDS, file_sha256
 from corpus_pipeline.tokenize.indexed_dataset import CODE_OF_DTYPE, ShardFormatError, read_index
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, ManifestError, read_manifest
@@ -122,7 +123,7 @@ def verify_shards(directory: str | Path, checksums: bool = True) -> VerifyReport
     directory = Path(directory)
     report = VerifyReport(directory)
     try:
-        manifest = read_manifest(directory)
+        manifest = read_manifest(directory, Storage())  # a local directory (shards verify copies a store's first)
     except ManifestError as error:
         report.fault("manifest.json", str(error))
         return report

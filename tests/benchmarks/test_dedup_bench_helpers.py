@@ -21,6 +21,7 @@ from process_memory import TreeMemorySampler  # noqa: E402
 
 from corpus_pipeline.dedup.shingles import document_shingles, jaccard  # noqa: E402
 from corpus_pipeline.engine.stage_dir import input_parts, read_success  # noqa: E402
+from corpus_pipeline.storage import Storage
 
 
 @pytest.fixture()
@@ -61,11 +62,11 @@ def test_write_stage_streams_every_document_into_parts(corpus, tmp_path):
     directory = tmp_path / "stage"
     written = write_stage(corpus.documents(250), directory, parts=3, identity=corpus.identity(250))
     assert written == 250
-    parts = input_parts(directory)
+    parts = input_parts(directory, storage=Storage())
     assert len(parts) == 3
     ids = [i for part in parts for i in pq.read_table(part, columns=["id"]).column("id").to_pylist()]
     assert sorted(ids) == sorted(g.doc["id"] for g in corpus.documents(250))
-    assert read_success(directory)["fingerprint"] == corpus.identity(250) != corpus.identity(251)
+    assert read_success(directory, storage=Storage())["fingerprint"] == corpus.identity(250) != corpus.identity(251)
 
 
 def test_datatrove_clusters_become_the_kept_document_of_each_member():

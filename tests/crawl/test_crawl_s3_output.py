@@ -22,10 +22,10 @@ def test_a_crawl_to_a_bucket_publishes_its_warc_files_through_the_manifest(s3_se
         local = run_crawl(seeds, tmp_path / "crawl", config)
         remote = run_crawl(seeds, f"s3://{bucket}/crawl", config)
     assert remote.stats.kept == local.stats.kept > 0 and remote.stats.dropped == local.stats.dropped
-    files = stage_files(remote.output)
+    files = stage_files(remote.output, storage=Storage())
     warcs = [str(uri) for name, uri in files.items() if name.startswith("warc/")]
     assert len(warcs) == len(list((tmp_path / "crawl" / "warc").glob("*.warc.gz"))) >= 1
-    assert read_success(remote.output)["stage"] == "crawl"
+    assert read_success(remote.output, storage=Storage())["stage"] == "crawl"
     assert not any((tmp_path / "scratch").iterdir())  # uploaded, then the scratch is gone
 
     extracted = run_stage("extract", warcs, tmp_path / "from-s3", config, LocalExecutor())

@@ -13,6 +13,7 @@ from dedup_runs import decided_by_spark_jobs, run_dedup, run_dedup_without_spark
 from corpus_pipeline.config import DedupConfig, PipelineConfig
 from corpus_pipeline.dedup.index import SETTINGS, publish_to_index, read_index
 from corpus_pipeline.dedup.staging import write_documents_stage
+from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark
 
@@ -35,10 +36,12 @@ def test_snapshot_b_drops_exactly_its_duplicates_of_published_a(spark, tmp_path,
         expected[f"near{i}"] = f"index:a{i:02d}"
     config = PipelineConfig()
     index_dir = tmp_path / "index"
-    published = publish_to_index(write_documents_stage(snapshot_a, tmp_path / "a"), index_dir, config.dedup, spark)
-    assert publish_to_index(tmp_path / "a", index_dir, config.dedup, spark) == published
+    published = publish_to_index(
+        write_documents_stage(snapshot_a, tmp_path / "a"), index_dir, config.dedup, spark, storage=Storage()
+    )
+    assert publish_to_index(tmp_path / "a", index_dir, config.dedup, spark, storage=Storage()) == published
     with pytest.raises(ValueError, match="built with"):
-        read_index(index_dir, DedupConfig(num_perm=64), spark)
+        read_index(index_dir, DedupConfig(num_perm=64), spark, Storage())
     source = write_documents_stage(snapshot_b, tmp_path / "b", parts=2)
     if decided_by == "the local runner":
         out = run_dedup_without_spark(source, tmp_path / "out", config, index_dir=index_dir).output
@@ -57,4 +60,4 @@ def test_an_index_of_an_older_shingle_hash_is_refused(spark, tmp_path):
     older = {"char_ngram": 5, "num_perm": 128, "seed": 1, "word_ngram": 5}  # before shingle_hash was recorded
     (index_dir / SETTINGS).write_text(json.dumps(older), encoding="utf-8")
     with pytest.raises(ValueError, match="built with"):
-        read_index(index_dir, DedupConfig(**older), spark)
+        read_index(index_dir, DedupConfig(**older), spark, Storage())

@@ -18,6 +18,7 @@ from corpus_pipeline.engine.stage_dir import MissingInputError, OutputOverlapsIn
 from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR, TaskAttempt
 from corpus_pipeline.engine.task_plan import plan_part_tasks
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 
 CHAIN = ["langid", "normalize", "pii", "quality"]
 
@@ -108,7 +109,9 @@ def test_a_task_is_reused_only_under_its_own_identity(tmp_path, documents):
     assert resumed.stats.docs_in == clean.stats.docs_in == 80
     assert tree_bytes(resumed.output) == tree_bytes(clean.output)
     identities = [json.loads(p.read_text())["task_identity"] for p in sorted((output / STATS_DIR).glob("*.json"))]
-    assert identities == [task.identity for task in plan_part_tasks(sorted(documents.glob("part-*.parquet")), 5_000)]
+    assert identities == [
+        task.identity for task in plan_part_tasks(sorted(documents.glob("part-*.parquet")), 5_000, storage=Storage())
+    ]
 
 
 def test_two_attempts_of_one_task_never_mix(tmp_path, documents):
@@ -136,5 +139,5 @@ def test_tasks_cover_row_groups_whatever_the_cluster(tmp_path):
     out = run_stage("langid", source, tmp_path / "langid", config, LocalExecutor()).output
     written = pq.ParquetFile(out / "part-00000.parquet").metadata
     assert [written.row_group(i).num_rows for i in range(written.num_row_groups)] == [600]
-    tasks = plan_part_tasks(parts, task_rows=1)
+    tasks = plan_part_tasks(parts, task_rows=1, storage=Storage())
     assert [task.identity for task in tasks] == ["part-00000.parquet|row groups 0-0|600 rows"]

@@ -16,6 +16,7 @@ from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.stage_dir import SUCCESS, MissingInputError
 from corpus_pipeline.stages.base import DocumentStage, Drop
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 
 SIGNAL = pa.field("length", pa.int64())
 
@@ -55,7 +56,7 @@ PARTS = [["a", "bbbb", "cc"], ["dddddd", "e"], ["ffff", "gg", "hhhhhh", ""]]
 
 
 def run(tmp_path, stage):
-    return run_chain([stage], tmp_path / "00_input", [tmp_path / "01_length"], LocalExecutor())[0]
+    return run_chain([stage], tmp_path / "00_input", [tmp_path / "01_length"], LocalExecutor(), storage=Storage())[0]
 
 
 def test_every_document_is_kept_or_rejected_with_its_reason(tmp_path):

@@ -121,15 +121,15 @@ def index_rows_by_pyarrow(stage: Path, config: DedupConfig) -> list[dict]:
 def test_the_index_written_by_tasks_holds_every_signature_and_the_same_bytes_again(spark, tmp_path):
     config = DedupConfig()
     stage = write_documents_stage(real_documents(english=50, chinese=40), tmp_path / "docs", parts=3)
-    first = publish_to_index(stage, tmp_path / "index1", config, spark)
+    first = publish_to_index(stage, tmp_path / "index1", config, spark, storage=Storage())
     names = sorted(path.name for path in first.glob("part-*.parquet"))
     assert names == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
-    index = read_index(tmp_path / "index1", config, spark)
+    index = read_index(tmp_path / "index1", config, spark, Storage())
     assert sorted(spark_rows(index), key=lambda row: row["id"]) == index_rows_by_pyarrow(stage, config)
     previous = spark.conf.get("spark.sql.shuffle.partitions")
     spark.conf.set("spark.sql.shuffle.partitions", "7")  # another layout of the shuffle: the same files
     try:
-        second = publish_to_index(stage, tmp_path / "index2", config, spark)
+        second = publish_to_index(stage, tmp_path / "index2", config, spark, storage=Storage())
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", previous)
     assert second.name == first.name
@@ -141,13 +141,19 @@ def test_the_index_written_by_tasks_holds_every_signature_and_the_same_bytes_aga
 def test_an_index_in_a_bucket_is_published_and_read_as_a_local_one(spark, s3_server, bucket, tmp_path):
     config = DedupConfig()
     stage = write_documents_stage(real_documents(english=20, chinese=20), tmp_path / "docs", parts=2)
-    local = publish_to_index(stage, tmp_path / "index", config, spark)
+    local = publish_to_index(stage, tmp_path / "index", config, spark, storage=Storage())
     with executor_environment(spark, s3_server.environment()):
-        remote = publish_to_index(stage, f"s3://{bucket}/index", config, spark)
-        assert publish_to_index(stage, f"s3://{bucket}/index", config, spark) == remote  # again: a no-op
-        rows = spark_rows(read_index(f"s3://{bucket}/index", config, spark))
+        remote = publish_to_index(stage, f"s3://{bucket}/index", config, spark, storage=Storage())
+        assert (
+            publish_to_index(stage, f"s3://{bucket}/index", config, spark, storage=Storage()) == remote
+        )  # again: a no-op
+        rows = spark_rows(read_index(f"s3://{bucket}/index", config, spark, Storage()))
     assert remote == f"s3://{bucket}/index/published/{local.name}"
-    assert index_identity(f"s3://{bucket}/index") == index_identity(tmp_path / "index") == [f"index:{local.name}"]
+    assert (
+        index_identity(f"s3://{bucket}/index", storage=Storage())
+        == index_identity(tmp_path / "index", storage=Storage())
+        == [f"index:{local.name}"]
+    )
     assert sorted(rows, key=lambda row: row["id"]) == index_rows_by_pyarrow(stage, config)
     with pytest.raises(ValueError, match="was built with"):
-        read_index(f"s3://{bucket}/index", DedupConfig(num_perm=64), spark)
+        read_index(f"s3://{bucket}/index", DedupConfig(num_perm=64), spark, Storage())

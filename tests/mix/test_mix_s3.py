@@ -25,8 +25,10 @@ def test_a_mix_to_a_bucket_writes_the_files_of_a_local_mix(s3_server, bucket, tm
     remote = run_stage("mix", [corpus], f"s3://{bucket}/mix", config, LocalExecutor(), tokenizer=tokenizer_path)
     assert remote.stats.kept == local.stats.kept
     storage = Storage()
-    uploaded = {name: storage.read_bytes(str(uri)) for name, uri in stage_files(remote.output).items()}
-    written = {name: path.read_bytes() for name, path in stage_files(local.output).items()}
+    uploaded = {
+        name: storage.read_bytes(str(uri)) for name, uri in stage_files(remote.output, storage=Storage()).items()
+    }
+    written = {name: path.read_bytes() for name, path in stage_files(local.output, storage=Storage()).items()}
     timed = ("_SUCCESS", "_stats.json", "_tasks/mix.json")  # the marker, and the counters' seconds
 
     def untimed(files):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from conftest import object_keys
 
 from corpus_pipeline.engine.stage_dir import read_success
+from corpus_pipeline.storage import Storage
 
 # What the driver writes beside a run's stage directories, each one object PUT whole.
 DRIVER_FILES = {"run_record.json", "gates.json", "report/index.html"}
@@ -17,6 +18,6 @@ def unnamed_objects(s3_server, bucket: str, run_prefix: str) -> set[str]:
     keys = object_keys(s3_server, bucket, run_prefix)
     named = set(DRIVER_FILES)
     for stage in {key.rpartition("/")[0] for key in keys if key.endswith("/_SUCCESS")}:
-        manifest = read_success(f"s3://{bucket}/{run_prefix}{stage}")
+        manifest = read_success(f"s3://{bucket}/{run_prefix}{stage}", storage=Storage())
         named |= {f"{stage}/_SUCCESS", *(f"{stage}/{key}" for key in manifest["files"].values())}
     return keys - named

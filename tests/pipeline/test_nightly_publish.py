@@ -61,7 +61,7 @@ def test_a_first_night_publishes_and_a_rerun_finds_nothing_new(first_night):
     manifest = json.loads((browsed / "tokens" / "manifest.json").read_text())
     assert snapshot.info["documents"] == documents == manifest["documents"] > 0
     assert Path(snapshot.tokenizer).read_bytes() == (browsed / "tokens" / "tokenizer.json").read_bytes()
-    assert len(published_folders(layout.index)) == 1
+    assert len(published_folders(layout.index, storage=Storage())) == 1
     assert [Path(i.split("|")[0]).name for i in snapshot.processed_inputs()] == ["night-1.warc.gz"]
 
     assert _night(data_root) == exit_codes.NOTHING_NEW
@@ -113,5 +113,5 @@ def test_a_failed_gate_publishes_nothing_then_a_passing_night_publishes(first_ni
     # keep_snapshots=1 still keeps the one before CURRENT: a reader may have resolved CURRENT just before.
     assert current_snapshot(layout.corpus).info["previous"] == published.name
     assert (layout.corpus / "snapshots" / published.name).is_dir()
-    assert len(published_folders(layout.index)) == 2
+    assert len(published_folders(layout.index, storage=Storage())) == 2
     assert record["nightly"] == {**record["nightly"], "published": True, "retired_snapshots": []}

@@ -80,7 +80,7 @@ def test_a_crash_before_the_pointer_write_leaves_the_previous_snapshot_and_the_r
     assert [statuses[s] for s in ("extract", "dedup", "tokenize")] == ["reused"] * 3  # resumed, not redone
     assert record["attempt"] == 2 and record["nightly"]["published"] is True
     # The index on the store holds both published increments, the first before the second ran.
-    assert len(published_folders(f"{root}/index")) == 2
+    assert len(published_folders(f"{root}/index", storage=Storage())) == 2
     assert unnamed_objects(s3_server, bucket, "root/index/published/") == set()
     assert record["nightly"]["retired_snapshots"] != []  # the crashed night's orphan
 

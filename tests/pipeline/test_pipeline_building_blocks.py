@@ -49,11 +49,11 @@ def test_new_inputs_are_the_unpublished_present_and_rewritten_files(tmp_path):
     published, rewritten, fresh = (tmp_path / f"{n}.warc.gz" for n in ("published", "rewritten", "fresh"))
     for path in (published, rewritten, fresh):
         path.write_bytes(b"x")
-    processed = {file_identity(str(published)), file_identity(str(rewritten))}
+    processed = {file_identity(str(published), storage=Storage()), file_identity(str(rewritten), storage=Storage())}
     rewritten.write_bytes(b"xy")  # another size: the crawler rewrote it
     vanished = str(tmp_path / "vanished.warc.gz")  # listed, then deleted before it was looked at
 
-    found = new_inputs([str(published), str(rewritten), str(fresh), vanished], processed)
+    found = new_inputs([str(published), str(rewritten), str(fresh), vanished], processed, storage=Storage())
 
     assert sorted(found.values()) == sorted([str(rewritten), str(fresh)])
 

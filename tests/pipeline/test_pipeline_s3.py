@@ -25,7 +25,7 @@ SHARD_SUFFIXES = (".bin", ".idx")
 
 def _shards(tokens) -> dict[str, bytes]:
     storage = Storage()
-    files = stage_files(tokens)
+    files = stage_files(tokens, storage=Storage())
     return {name: storage.read_bytes(str(where)) for name, where in files.items() if name.endswith(SHARD_SUFFIXES)}
 
 
@@ -55,7 +55,7 @@ def test_a_whole_run_from_warc_objects_to_shards_in_the_bucket(spark, s3_server,
     assert "Run report: demo" in page and run_dir in page
     assert unnamed_objects(s3_server, bucket, "root/runs/demo/") == set()
 
-    manifest = read_manifest(result.context.tokens)
+    manifest = read_manifest(result.context.tokens, storage=Storage())
     shards = _shards(result.context.tokens)
     assert manifest["documents"] == result.record.data["conservation"]["output_documents"] > 0
     assert len(shards) == 2 * len(manifest["shards"])

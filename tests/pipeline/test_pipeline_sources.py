@@ -106,7 +106,7 @@ def test_the_same_run_with_data_root_in_a_bucket_writes_the_same_mix_shards(
     assert on_store.status == SUCCEEDED
     assert on_store.context.tokens == f"{root}/runs/{config.run_id}/mix"
     storage = Storage()
-    files = stage_files(on_store.context.tokens)
+    files = stage_files(on_store.context.tokens, storage=Storage())
     shards = {name: storage.read_bytes(str(uri)) for name, uri in files.items() if name.endswith((".bin", ".idx"))}
     assert shards == {path.name: path.read_bytes() for path in sorted((run_dir / "mix").glob("*.[bi][id][nx]"))}
     sources = object_keys(s3_server, bucket, f"root/runs/{config.run_id}/sources/")

@@ -28,6 +28,7 @@ from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_dir import input_parts
 from corpus_pipeline.report.run_dir import read_columns
 from corpus_pipeline.stages.base import Drop
+from corpus_pipeline.storage import Storage
 
 EMAIL = "jane.doe.planted@example.org"
 PHONE = "+1 415 555 0134"
@@ -81,7 +82,7 @@ def write_extract(run_dir: Path) -> None:
 
 def write_dedup(run_dir: Path) -> None:
     """Exact duplicates by text: the smallest id of a group is kept and stands for the cluster."""
-    parts = input_parts(run_dir / "03_normalize")
+    parts = input_parts(run_dir / "03_normalize", storage=Storage())
     schema = pq.read_schema(parts[0])
     rows = read_columns(parts, schema.names).to_pylist()
     groups: dict[str, list[dict]] = {}

@@ -11,6 +11,7 @@ from conftest import html_page, shared_data, write_warc
 from corpus_pipeline.config import ExtractConfig
 from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 
 ARTICLE = "<p>" + "The committee approved the new river restoration plan after a long debate. " * 6 + "</p>"
 CHINESE = "<p>" + "国务院总理在北京主持召开常务会议，研究部署进一步促进经济平稳运行的措施。" * 4 + "</p>"
@@ -172,7 +173,7 @@ def test_the_stage_writes_parquet_through_the_runner(tmp_path):
         tmp_path / "one.warc.gz",
         [{"url": "https://a.example/", "payload": html_page(ARTICLE).encode(), "content_type": "text/html"}],
     )
-    result = run_chain([ExtractStage()], [str(warc)], [tmp_path / "out"], LocalExecutor())[0]
+    result = run_chain([ExtractStage()], [str(warc)], [tmp_path / "out"], LocalExecutor(), storage=Storage())[0]
     table = pq.read_table(result.output / "part-00000.parquet")
     assert table.num_rows == 1 and table.schema.field("text").type == "string"
     assert pq.ParquetFile(result.output / "part-00000.parquet").metadata.row_group(0).column(0).compression == "ZSTD"

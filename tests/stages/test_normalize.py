@@ -21,6 +21,7 @@ from corpus_pipeline.stages.base import Drop
 from corpus_pipeline.stages.mojibake import FTFY_CONFIG, fix_mojibake
 from corpus_pipeline.stages.normalize import NormalizeStage, collapse_whitespace, remove_invisible
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 
 PEOPLES_DAILY = SHARED_DATA / "text" / "zh_peoples_daily_199801.txt"
 
@@ -310,7 +311,7 @@ def test_runs_through_the_task_runner(tmp_path):
         empty_document(id="c", text="\u200b \n "),
     ]
     source = publish_rows(tmp_path / "input", [rows])
-    stats = run_chain([NFKC], source, [tmp_path / "normalize"], LocalExecutor())[0].stats
+    stats = run_chain([NFKC], source, [tmp_path / "normalize"], LocalExecutor(), storage=Storage())[0].stats
     assert (stats.docs_in, stats.kept, dict(stats.dropped)) == (3, 2, {"empty_after_normalize": 1})
     kept = pq.read_table(tmp_path / "normalize" / "part-00000.parquet").to_pylist()
     assert [(r["id"], r["text"]) for r in kept] == [("a", "\u201cquoted\u201d text"), ("b", "2026年 新年")]

@@ -36,7 +36,7 @@ def documents(result: StageResult) -> list[dict]:
 def logical_bytes(uri: str) -> dict[str, bytes]:
     """Every logical file of a finished stage (but the stats, which hold wall seconds) -> its bytes."""
     storage = Storage()
-    files = stage_files(uri)
+    files = stage_files(uri, storage=Storage())
     return {name: storage.read_bytes(str(where)) for name, where in files.items() if name != "_stats.json"}
 
 

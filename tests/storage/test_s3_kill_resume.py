@@ -12,6 +12,7 @@ from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_dir import read_success
+from corpus_pipeline.storage import Storage
 
 # 12 files of 40 pages: ~0.3 s of extract each here, so a poll every 20 ms finds the first commit
 # record well before the last task ends.
@@ -57,7 +58,10 @@ def test_kill_9_while_extract_writes_to_a_bucket_then_rerun_resumes_to_identical
     run_stage("extract", inputs, clean, load_config(None, []), LocalExecutor())
     assert logical_bytes(output) == logical_bytes(clean)
     # The dead attempt's files (uploaded, never recorded) and every record are gone.
-    assert object_keys(s3_server, bucket, "extract/") == {"_SUCCESS", *read_success(output)["files"].values()}
+    assert object_keys(s3_server, bucket, "extract/") == {
+        "_SUCCESS",
+        *read_success(output, storage=Storage())["files"].values(),
+    }
 
 
 def test_an_output_in_a_missing_bucket_or_with_refused_credentials_is_a_clear_error(

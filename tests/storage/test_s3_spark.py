@@ -11,6 +11,7 @@ from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.spark import SparkExecutor
 from corpus_pipeline.engine.stage_dir import stage_files
+from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark
 
@@ -64,6 +65,6 @@ def test_dedup_and_tokenize_on_spark_read_and_write_a_bucket_as_the_local_runner
         assert remote_files[name] == (tmp_path / "tokens" / name).read_bytes(), name
     assert logical_bytes(f"{remote}/dedup") == {
         name: path.read_bytes()
-        for name, path in stage_files(tmp_path / "dedup").items()
+        for name, path in stage_files(tmp_path / "dedup", storage=Storage()).items()
         if name not in ("_stats.json", "_SUCCESS") and not name.startswith("_tasks/")
     }

@@ -53,17 +53,19 @@ def test_a_fused_pass_to_a_bucket_gives_the_local_documents_and_leaves_only_what
     assert [r.stats.kept for r in remote] == [r.stats.kept for r in local] == [12, 12, 12]
     assert [r.stats.dropped for r in remote] == [r.stats.dropped for r in local]
 
-    parts = input_parts(outputs[-1])
+    parts = input_parts(outputs[-1], storage=Storage())
     assert len(parts) == 3
     expected = pq.read_table(tmp_path / "normalize").to_pylist()
     assert sorted(_rows(parts), key=lambda r: r["id"]) == sorted(expected, key=lambda r: r["id"])
     # Only the manifest, the stats and the parts the manifest names: no _work/, no attempt left over.
-    manifest = read_success(outputs[-1])
+    manifest = read_success(outputs[-1], storage=Storage())
     assert manifest["fused_with"] == names and manifest["kept"] == "here"
     assert object_keys(s3_server, bucket, "runs/r1/normalize/") == {"_SUCCESS", *manifest["files"].values()}
-    assert read_success(outputs[0])["kept"] == "normalize"  # fused: its documents are kept downstream
+    assert (
+        read_success(outputs[0], storage=Storage())["kept"] == "normalize"
+    )  # fused: its documents are kept downstream
     with pytest.raises(MissingInputError, match="ran fused"):
-        input_parts(outputs[0])
+        input_parts(outputs[0], storage=Storage())
 
     again = run_fused(names, [str(p) for p in warcs], outputs, config, LocalExecutor())
     assert all(result.skipped for result in again)
@@ -77,12 +79,12 @@ def test_document_stages_read_and_write_a_bucket_and_a_rerun_with_other_settings
     source = f"s3://{bucket}/extract"
     run_stage("extract", [str(p) for p in warcs], source, config, LocalExecutor())
     first = run_stage("langid", source, f"s3://{bucket}/langid", config, LocalExecutor())
-    old_manifest = read_success(f"s3://{bucket}/langid")
+    old_manifest = read_success(f"s3://{bucket}/langid", storage=Storage())
     assert first.stats.kept == 8
 
     stricter = load_config(None, ["langid.min_score=0.999"])
     second = run_stage("langid", source, f"s3://{bucket}/langid", stricter, LocalExecutor())
-    manifest = read_success(f"s3://{bucket}/langid")
+    manifest = read_success(f"s3://{bucket}/langid", storage=Storage())
     assert manifest["fingerprint"] != old_manifest["fingerprint"]
     assert second.stats.kept + sum(second.stats.dropped.values()) == 8
     # The replaced output's objects are gone; only the new manifest's remain.
@@ -98,7 +100,7 @@ def test_a_failed_run_leaves_the_previous_output_readable_and_the_next_one_resum
     output = f"s3://{bucket}/extract"
     inputs = [str(p) for p in warcs]
     run_stage("extract", inputs[:2], output, config, LocalExecutor())
-    previous = read_success(output)
+    previous = read_success(output, storage=Storage())
     before = logical_bytes(output)
 
     # The third task fails after the first two committed: the run stops before its manifest.
@@ -113,7 +115,7 @@ def test_a_failed_run_leaves_the_previous_output_readable_and_the_next_one_resum
     with pytest.raises(RuntimeError, match="executor lost"):
         run_stage("extract", inputs, output, config, LocalExecutor())
     # A reader still sees the previous output, whole; the new attempts' objects are not named by it.
-    assert read_success(output) == previous
+    assert read_success(output, storage=Storage()) == previous
     assert logical_bytes(output) == before
     records = {key for key in object_keys(s3_server, bucket, "extract/_work/") if "/tasks/" in key}
     assert len(records) == 2 and all("/tasks/part-0000" in key for key in records)
@@ -129,7 +131,10 @@ def test_a_failed_run_leaves_the_previous_output_readable_and_the_next_one_resum
     fresh = f"s3://{bucket}/fresh"
     run_stage("extract", inputs, fresh, config, LocalExecutor())
     assert logical_bytes(output) == logical_bytes(fresh)
-    assert object_keys(s3_server, bucket, "extract/") == {"_SUCCESS", *read_success(output)["files"].values()}
+    assert object_keys(s3_server, bucket, "extract/") == {
+        "_SUCCESS",
+        *read_success(output, storage=Storage())["files"].values(),
+    }
 
 
 def test_tokenize_and_train_tokenizer_write_a_bucket_byte_for_byte_as_locally(s3_server, bucket, tmp_path):

@@ -16,6 +16,7 @@ from shards_fixtures import real_documents, small_config, write_stage
 from corpus_pipeline.document import document_id, empty_document
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.bpe import TokenizerError, load_tokenizer
 from corpus_pipeline.tokenize.manifest import read_manifest
 from corpus_pipeline.tokenize.reader import TokenShards
@@ -48,7 +49,7 @@ def test_round_trip_english_and_chinese_in_id_order(tmp_path, corpus_dir, tokeni
         LocalExecutor(),
         tokenizer=tokenizer_path,
     )
-    manifest = read_manifest(result.output)
+    manifest = read_manifest(result.output, storage=Storage())
     assert len(manifest["shards"]) > 3 and manifest["documents"] == len(docs)
     assert all(shard["bin_bytes"] <= 4_000 or shard["documents"] == 1 for shard in manifest["shards"])
     texts = decoded(result.output)
@@ -143,7 +144,7 @@ def test_a_vocabulary_too_large_for_the_dtype_is_refused(tmp_path, corpus_dir, t
     result = run_stage(
         "tokenize", corpus_dir, tmp_path / "auto", small_config(), LocalExecutor(), tokenizer=tmp_path / "big.json"
     )
-    assert read_manifest(result.output)["dtype"] == "int32" and verify_shards(result.output).ok
+    assert read_manifest(result.output, storage=Storage())["dtype"] == "int32" and verify_shards(result.output).ok
 
 
 def test_a_killed_run_resumes_its_unfinished_buckets_and_writes_the_same_bytes(tmp_path, monkeypatch, tokenizer_path):

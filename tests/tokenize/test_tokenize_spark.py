@@ -14,6 +14,7 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.spark import SparkExecutor
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.sharding import partition_keys
 from corpus_pipeline.tokenize.train_stage import read_training_record
 
@@ -74,7 +75,10 @@ def test_spark_trains_the_tokenizer_the_local_runner_trains(tmp_path, spark):
     )
     spark_output = run_stage("train-tokenizer", source, tmp_path / "spark", config, SparkExecutor(spark)).output
     local_output = run_stage("train-tokenizer", source, tmp_path / "local", config, LocalExecutor()).output
-    spark_result, local_result = read_training_record(spark_output), read_training_record(local_output)
+    spark_result, local_result = (
+        read_training_record(spark_output, storage=Storage()),
+        read_training_record(local_output, storage=Storage()),
+    )
     assert spark_result["sha256"] == local_result["sha256"]
     assert spark_result["sample"] == local_result["sample"]
     languages = spark_result["sample"]["languages"]
@@ -82,7 +86,7 @@ def test_spark_trains_the_tokenizer_the_local_runner_trains(tmp_path, spark):
     # Equal weights: about 15 KB of each language, whatever their shares of the corpus.
     assert abs(languages["en"]["sample_bytes"] - languages["zh"]["sample_bytes"]) < 10_000
     again = run_stage("train-tokenizer", source, tmp_path / "spark", config, SparkExecutor(spark))
-    assert again.skipped and read_training_record(again.output)["sha256"] == spark_result["sha256"]
+    assert again.skipped and read_training_record(again.output, storage=Storage())["sha256"] == spark_result["sha256"]
 
 
 def test_each_bucket_gets_a_partition_of_its_own(spark):

@@ -86,7 +86,7 @@ def losses(out) -> list[float]:
 
 
 def shard_object(uri: str, name: str) -> str:
-    return str(stage_files(uri)[name])
+    return str(stage_files(uri, storage=Storage())[name])
 
 
 def test_training_on_s3_shards_equals_training_on_the_same_local_shards_and_a_rerun_downloads_nothing(
@@ -99,7 +99,7 @@ def test_training_on_s3_shards_equals_training_on_the_same_local_shards_and_a_re
     assert main(["train", "--shards", uri, "--cache", str(cache)]) == 2  # no default --out beside a bucket
     assert "--out is required with s3:// shards" in capsys.readouterr().err
     assert train(uri, tmp_path / "remote", cache) == 0
-    copy = cache / read_success(uri)["fingerprint"][:16]
+    copy = cache / read_success(uri, storage=Storage())["fingerprint"][:16]
     assert f"{uri} -> local copy {copy}" in capsys.readouterr().out
     # manifest.json, tokenizer.json and a .bin and .idx per shard; the stage's _stats.json is not needed.
     assert len(downloads) == 2 + 2 * len(manifest["shards"])
@@ -195,7 +195,7 @@ def test_a_download_killed_mid_file_is_never_taken_for_complete_and_the_next_run
     uri, local = tokens
     killed = subprocess.run([sys.executable, "-c", KILLED_CHILD, uri, str(tmp_path)], capture_output=True, text=True)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    copy = tmp_path / read_success(uri)["fingerprint"][:16]
+    copy = tmp_path / read_success(uri, storage=Storage())["fingerprint"][:16]
     assert not is_complete(copy) and not (copy / "tokens_00000.idx").exists()
     assert (copy / ".tokens_00000.idx.download").read_bytes() == b"half"
     resumed = cached_shards(uri, tmp_path, Storage())
@@ -244,7 +244,7 @@ def test_two_ranks_under_torchrun_train_on_one_copy_as_one_process_does(tokens, 
     environment = {**os.environ, "OMP_NUM_THREADS": "1"}
     pair = subprocess.run(command, env=environment, capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=300)
     assert pair.returncode == 0, pair.stderr[-3000:]
-    copy = tmp_path / "cache" / read_success(uri)["fingerprint"][:16]
+    copy = tmp_path / "cache" / read_success(uri, storage=Storage())["fingerprint"][:16]
     assert pair.stdout.count(f"local copy {copy}") == 1  # printed by rank 0 alone
     assert is_complete(copy)
     assert train(local, tmp_path / "one", tmp_path / "cache") == 0

@@ -42,8 +42,25 @@ _META_SCAN_BYTES = 8192
 _MULTIBYTE = frozenset(
     codecs.lookup(name).name
     for name in (
-        "utf-8", "utf-16", "utf-32", "gb18030", "gbk", "gb2312", "big5", "big5hkscs", "cp950", "shift_jis",
-        "cp932", "euc_jp", "euc_jis_2004", "euc_kr", "cp949", "johab", "iso2022_jp", "iso2022_kr", "hz",
+        "utf-8",
+        "utf-16",
+        "utf-32",
+        "gb18030",
+        "gbk",
+        "gb2312",
+        "big5",
+        "big5hkscs",
+        "cp950",
+        "shift_jis",
+        "cp932",
+        "euc_jp",
+        "euc_jis_2004",
+        "euc_kr",
+        "cp949",
+        "johab",
+        "iso2022_jp",
+        "iso2022_kr",
+        "hz",
     )
 )
 # Runs of 4+ non-ASCII characters (no spaces): rare in Latin-script text (a German page of the gold

@@ -2,7 +2,8 @@
 
 Every record of a file becomes a row: a document, or a rejected row whose reason says why
 (not a response, HTTP status, not HTML, too large, no main text, a read fault...). So
-`records in == kept + dropped` holds per file, and a corrupt file keeps every record before the fault.
+`records in == kept + dropped` holds per file, and a corrupt file keeps every record before the fault
+and, past a corrupt gzip member, every record after it (the skipped bytes in `read_fault_skipped_bytes`).
 trafilatura runs in a child process with a time limit per page (`extract.timeout_seconds`): a page
 that hangs it becomes an `extract_timeout` row and the task goes on with the next record.
 """
@@ -76,8 +77,10 @@ class ExtractStage(SourceStage):
             if isinstance(item, ReadFault):
                 stats.count_in(0)
                 stats.count("read_faults", item.error)
+                # Bytes no record was read from (up to the next readable gzip member, or the end).
+                stats.count("read_fault_skipped_bytes", item.error, item.skipped_bytes)
                 row = empty_document(
-                    id=f"fault:{path}:{item.offset}",
+                    id=f"fault:{path}:{item.unread_from}",
                     text="",
                     file_path=path,
                     warc_offset=item.offset,
@@ -85,7 +88,8 @@ class ExtractStage(SourceStage):
                     source=self.config.source,
                     domain=self.config.domain,
                 )
-                yield row, Drop("read_error", f"{item.error} after the record at byte {item.offset}: {item.message}")
+                detail = f"{item.error} after the record at byte {item.offset}, {item.skipped_bytes} bytes skipped"
+                yield row, Drop("read_error", f"{detail}: {item.message}")
                 continue
             if item.rec_type == "warcinfo" and item.is_part_of and self.config.dump is None:
                 dump = item.is_part_of  # Common Crawl names its snapshot here: CC-MAIN-2024-22

@@ -19,16 +19,12 @@ benchmarks/README.md):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import re
+from typing import Any
 
 import regex
 
 from corpus_pipeline.config import ExtractConfig
-
-ENGINES = ("trafilatura", "resiliparse")
 
 _CJK_LETTER = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
 _SPACE = regex.compile(r"\s+")
@@ -42,8 +38,6 @@ LAYOUT_TABLE_SHARE = 0.9
 
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _TITLE_SCAN_CHARS = 200_000  # where a title can be: <head> comes first, even on a 10 MB page
-
-MainText = Callable[[str, "str | None"], "str | None"]
 
 
 def cjk_share(text: str) -> float:

@@ -32,8 +32,8 @@ _SPACE = regex.compile(r"\s+")
 # the same 0.3 that evaluation/extraction.py uses to call a gold page Chinese.
 CJK_SHARE = 0.3
 # Share of the text's characters on table-row lines above which trafilatura picked a layout table.
-# The 15 gold pages at 1.0 are tables indeed (their second pass finds nothing better or nothing at
-# all and the first text is kept); ClueWeb09's sidebar rankings are 1.0 too.
+# ClueWeb09's sidebar rankings are at 1.0; so are 15 of the 1,432 gold pages, where the pass moved
+# overall F1 by less than 0.001 (an empty second text keeps the first).
 LAYOUT_TABLE_SHARE = 0.9
 
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)

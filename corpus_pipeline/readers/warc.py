@@ -127,6 +127,7 @@ class _Progress:
     emitted: int = 0
     last_offset: int = 0  # offset of the last record read
     end: int = 0  # byte after the last complete record (its gzip member) in the file
+    skips: int = 0  # corrupt stretches skipped so far
     gzipped: bool | None = None  # whether the file's first record came out of a gzip member
 
 
@@ -174,13 +175,16 @@ def read_warc(path: str, max_payload_bytes: int, storage: Storage | None = None)
                 yield from _iterate(stream, max_payload_bytes, skip=0, file_size=size, progress=progress)
                 return
             except Exception as error:  # warcio raises many kinds on corrupt input; all become a fault
-                if _is_non_chunked_gzip(error):
+                # Read as one stream from byte 0 only while nothing was skipped: after a resync the
+                # records already yielded could not be matched to the inflated stream's.
+                if _is_non_chunked_gzip(error) and progress.skips == 0:
                     break
                 resume = _resync(stream, progress.end + 1)
                 yield _fault(error, progress.last_offset, progress.end, size if resume is None else resume)
                 if resume is None:
                     return
                 progress.end = resume
+                progress.skips += 1
     # One gzip member for the whole file: valid, just not seekable per record. Decompress it as
     # one stream and continue after the records already yielded.
     whole = _Progress(last_offset=progress.last_offset)

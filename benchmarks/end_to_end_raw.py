@@ -98,9 +98,10 @@ def warc_read(parts: list[str]) -> None:
 def extract_costs(parts: list[str], records: int, config: PipelineConfig) -> list[RawCost]:
     wall, cpu = timed(lambda: warc_read(parts))
     warc = RawCost("extract", "warcio ArchiveIterator + payload read (gunzip included)", wall, cpu, records, True)
-    calls = capture_calls(config, parts)  # the stage's own calls: same decoded HTML, url, settings
-    wall, cpu, _ = raw_extract(calls)
-    return [warc, RawCost("extract", "trafilatura.extract, the stage's calls", wall, cpu, len(calls), True)]
+    calls = capture_calls(config, parts)  # the stage's own engine calls: same decoded HTML and url
+    wall, cpu, _ = raw_extract(config, calls)
+    engine = f"the {config.extract.engine} engine (stages/extract_engines.py), the stage's calls"
+    return [warc, RawCost("extract", engine, wall, cpu, len(calls), True)]
 
 
 def langid_cost(run: MeasuredRun, model_path: str) -> RawCost:

@@ -47,3 +47,61 @@ def test_undeclared_legacy_encodings_are_detected(encoding):
     text, how = decode_html(payload, None)
     assert samples[encoding] in text, how
     assert how.endswith(":detected")
+
+
+LYING_SAMPLES = {
+    "gb18030": "中华人民共和国国务院新闻办公室今天举行新闻发布会，介绍今年前三季度国民经济运行情况。",
+    "shift_jis": "日本政府は本日、経済対策についての記者会見を開き、今後の方針を詳しく説明しました。",
+    "euc-kr": "대한민국 정부는 오늘 경제 정책에 관한 기자 회견을 열고 향후 방향을 자세히 설명했습니다.",
+}
+
+
+@pytest.mark.parametrize("encoding", sorted(LYING_SAMPLES))
+@pytest.mark.parametrize(
+    "declared",
+    ["text/html; charset=iso-8859-1", "text/html; charset=iso-8859-15", "text/html; charset=windows-1251"],
+)
+def test_a_lying_single_byte_header_is_overridden_when_detection_is_confident(encoding, declared):
+    sample = LYING_SAMPLES[encoding]
+    payload = f"<html><head><title>news</title></head><body><p>{sample}</p><p>{sample}</p></body></html>"
+    payload = payload.encode(encoding)
+    text, how = decode_html(payload, declared)
+    assert sample in text, how
+    # iso-8859-15 decodes every byte, so there the declaration "works" and only the override saves
+    # the page; windows-1251 and windows-1252 leave a few bytes undefined, which detection catches.
+    declared_decodes = _decodes(payload, _READ_AS.get(label := declared.split("=")[1], label))
+    assert how.endswith(":override" if declared_decodes else ":detected"), how
+
+
+_READ_AS = {"iso-8859-1": "cp1252"}  # the WHATWG superset the reader decodes that label with
+
+
+def _decodes(payload: bytes, codec: str) -> bool:
+    try:
+        payload.decode(codec)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("encoding", sorted(LYING_SAMPLES))
+def test_a_lying_meta_charset_is_overridden_too(encoding):
+    sample = LYING_SAMPLES[encoding]
+    payload = f'<html><head><meta charset="iso-8859-15"></head><body><p>{sample * 2}</p></body></html>'
+    text, how = decode_html(payload.encode(encoding), None)
+    assert sample in text and how.endswith(":override"), how
+
+
+@pytest.mark.parametrize(
+    ("sample", "encoding", "declared"),
+    [
+        ("Die Bürger können ab Montag wählen. Größere Änderungen folgen später.", "cp1252", "iso-8859-1"),
+        ("Les élèves ont été reçus à l'hôtel de ville où le maire les a félicités.", "cp1252", "windows-1252"),
+        ("Правительство сегодня провело пресс-конференцию о мерах экономической политики.", "cp1251", "windows-1251"),
+        ("Η κυβέρνηση παρουσίασε σήμερα τα νέα μέτρα για την οικονομία της χώρας.", "iso-8859-7", "iso-8859-7"),
+    ],
+)
+def test_a_true_single_byte_declaration_is_kept(sample, encoding, declared):
+    payload = f"<html><body><p>{sample * 3}</p></body></html>".encode(encoding)
+    text, how = decode_html(payload, f"text/html; charset={declared}")
+    assert sample in text and how.endswith(":http"), how

@@ -66,9 +66,11 @@ def extract(ctx: RunContext) -> StepOutcome:
     storage = Storage(ctx.config.storage)
     files, vanished = present_files(expand_crawl_inputs(ctx.crawl_inputs, storage), storage)
     outcome = _run_fused_from(ctx, "extract", files)
-    outcome.notes.update(
-        input_files=len(files), vanished_before_extract=vanished, read_faults=read_faults(outcome.output, storage)
-    )
+    faults = read_faults(outcome.output, storage)
+    # Bytes of the inputs no record was read from (corrupt gzip members skipped, cut or unreadable tails).
+    skipped = outcome.stats.extra.get("read_fault_skipped_bytes", {}) if outcome.stats is not None else {}
+    faults["skipped_bytes"] = sum(skipped.values())
+    outcome.notes.update(input_files=len(files), vanished_before_extract=vanished, read_faults=faults)
     return outcome
 
 

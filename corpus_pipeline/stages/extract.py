@@ -1,10 +1,12 @@
-"""extract: WARC/WET/ARC files -> documents with the main text of each HTML page (trafilatura).
+"""extract: WARC/WET/ARC files -> documents with the main text of each HTML page (`extract.engine`).
 
 Every record of a file becomes a row: a document, or a rejected row whose reason says why
 (not a response, HTTP status, not HTML, too large, no main text, a read fault...). So
-`records in == kept + dropped` holds per file, and a corrupt file keeps every record before the fault.
-trafilatura runs in a child process with a time limit per page (`extract.timeout_seconds`): a page
-that hangs it becomes an `extract_timeout` row and the task goes on with the next record.
+`records in == kept + dropped` holds per file, and a corrupt file keeps every record before the fault
+and, past a corrupt gzip member, every record after it (the skipped bytes in `read_fault_skipped_bytes`).
+The engine (stages/extract_engines.py) runs in a child process with a time limit per page
+(`extract.timeout_seconds`): a page that hangs it becomes an `extract_timeout` row and the task goes
+on with the next record.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
+from corpus_pipeline.stages.extract_engines import main_text_engine, preload
 from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage.locations import absolute
@@ -56,6 +59,7 @@ class ExtractStage(SourceStage):
         storage: StorageConfig | None = None,
     ):
         super().__init__(config or ExtractConfig(), domains, storage)
+        self.engine = main_text_engine(self.config)
 
     def input_files(self, arguments: list[str]) -> list[str]:
         return expand_crawl_inputs(arguments, self.storage)
@@ -64,9 +68,8 @@ class ExtractStage(SourceStage):
         return DOCUMENT_SCHEMA
 
     def read(self, path: str, stats: StageStats) -> Iterator[tuple[dict, Verdict]]:
-        import trafilatura  # noqa: F401 - before the worker forks, so no child imports it again (0.5 s)
-
-        with TimedWorker(self._trafilatura) as worker:  # forked on the first page, killed at the end
+        preload(self.config)  # before the worker forks, so no child imports the engine again
+        with TimedWorker(self.engine) as worker:  # forked on the first page, killed at the end
             yield from self._read(path, stats, worker)
 
     def _read(self, path: str, stats: StageStats, worker: TimedWorker) -> Iterator[tuple[dict, Verdict]]:
@@ -75,8 +78,10 @@ class ExtractStage(SourceStage):
             if isinstance(item, ReadFault):
                 stats.count_in(0)
                 stats.count("read_faults", item.error)
+                # Bytes no record was read from (up to the next readable gzip member, or the end).
+                stats.count("read_fault_skipped_bytes", item.error, item.skipped_bytes)
                 row = empty_document(
-                    id=f"fault:{path}:{item.offset}",
+                    id=f"fault:{path}:{item.unread_from}",
                     text="",
                     file_path=path,
                     warc_offset=item.offset,
@@ -84,7 +89,8 @@ class ExtractStage(SourceStage):
                     source=self.config.source,
                     domain=self.config.domain,
                 )
-                yield row, Drop("read_error", f"{item.error} after the record at byte {item.offset}: {item.message}")
+                detail = f"{item.error} after the record at byte {item.offset}, {item.skipped_bytes} bytes skipped"
+                yield row, Drop("read_error", f"{detail}: {item.message}")
                 continue
             if item.rec_type == "warcinfo" and item.is_part_of and self.config.dump is None:
                 dump = item.is_part_of  # Common Crawl names its snapshot here: CC-MAIN-2024-22
@@ -151,26 +157,10 @@ class ExtractStage(SourceStage):
         return None
 
     def _main_text(self, html: str, url: str | None, worker: TimedWorker) -> str | None:
-        """Raises CallTimeout, or CallFailed when trafilatura raises; anything else is not the page's fault."""
+        """Raises CallTimeout, or CallFailed when the engine raises; anything else is not the page's fault."""
         if self.config.timeout_seconds is not None:
             return worker.call(self.config.timeout_seconds, html, url)
         try:
-            return self._trafilatura(html, url)
+            return self.engine(html, url)
         except Exception as error:  # lxml and trafilatura raise a zoo of errors on broken markup
             raise CallFailed(f"{type(error).__name__}: {error}") from error
-
-    def _trafilatura(self, html: str, url: str | None) -> str | None:
-        import trafilatura  # imported here: 0.5 s of imports the driver never needs
-
-        c = self.config
-        return trafilatura.extract(
-            html,
-            url=url,
-            favor_precision=c.favor_precision,
-            favor_recall=c.favor_recall,
-            include_comments=c.include_comments,
-            include_tables=c.include_tables,
-            include_links=c.include_links,
-            deduplicate=c.deduplicate,
-            fast=c.fast,
-        )

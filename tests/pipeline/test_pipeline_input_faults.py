@@ -50,4 +50,6 @@ def test_vanished_and_unreadable_inputs_are_counted_and_the_rest_processed(tmp_p
     assert normalized and set(normalized) == {str(good)}
     record = json.loads(result.record.path.read_text())
     assert record["steps"][1]["read_faults"]["files"] == 2
+    # the unreadable file is skipped whole; the vanished one had no bytes to skip
+    assert record["steps"][1]["read_faults"]["skipped_bytes"] == unreadable.stat().st_size
     assert "input files not read to the end: 2" in run_summary(result)

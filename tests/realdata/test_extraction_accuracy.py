@@ -1,4 +1,5 @@
-"""The extract stage against 1,432 real pages with gold labels (issue target: F1 >= 0.90)."""
+"""The extract stage against 1,432 real pages with gold labels (measured with the default engine: F1 0.920,
+Chinese 0.873; the floor is the 0.910 the stage had before the engine option, issue 25)."""
 
 import pytest
 from conftest import shared_data
@@ -17,6 +18,6 @@ def test_extraction_f1_on_all_gold_pages():
     print(report.format_table())
     assert report.overall.pages == 1432 and report.unknown_ids == 0
     assert report.overall.missing <= 10
-    assert report.overall.f1 >= 0.90
+    assert report.overall.f1 >= 0.915
     assert set(report.by_source) == {"trafilatura-eval", "scrapinghub-aeb", "magic-html"}
-    assert report.chinese.pages >= 80 and report.chinese.f1 >= 0.80
+    assert report.chinese.pages >= 80 and report.chinese.f1 >= 0.865

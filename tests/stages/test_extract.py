@@ -81,6 +81,18 @@ def test_charset_from_meta_when_the_header_has_none(tmp_path):
     assert row["charset"] == "gb18030:meta"
 
 
+def test_a_gb18030_page_with_a_lying_latin1_header_keeps_its_chinese(tmp_path):
+    page = html_page(CHINESE).encode("gb18030")
+    warc = write_warc(
+        tmp_path / "lying.warc.gz",
+        [{"url": "http://cn.example/", "payload": page, "content_type": "text/html; charset=iso-8859-15"}],
+    )
+    rows, stats = extract_all(warc)
+    ((row, verdict),) = rows
+    assert verdict is None and "国务院总理在北京主持召开常务会议" in row["text"]
+    assert row["charset"] == "gb18030:override" and stats.extra["charsets"] == {"override": 1}
+
+
 def test_html_served_with_a_generic_type_is_sniffed(tmp_path):
     warc = write_warc(
         tmp_path / "sniff.warc.gz",

@@ -1,0 +1,201 @@
+"""Web-spam signals, for Chinese and English pages that pass the generic rules: hijacked titles,
+keyword stuffing, link farms and ads-only pages. Each signal is a column and its own keep rule.
+
+The title. Neither extract (trafilatura's main text) nor ingest keeps a `title` column; a page's
+title, where it has one, is the text's first line: trafilatura puts the heading first, People's
+Daily articles and ABC news items start with their headline, and the cleaned Common Crawl pages
+in which hijacked sites were found (issue 24) start with the `<title>`. So the title is the first
+line when it is short (at most `title_max_chars`), does not end in a full stop (a sentence: a
+lead paragraph, not a heading) and more text follows; a document whose first line is a paragraph
+(a Wikipedia article's lead) has no title and null title signals.
+
+- spam_title_hijack_terms: distinct gambling, adult or betting-brand terms in the title that the
+  body never names. A hijacked site keeps an ordinary article and puts the operator in the title
+  (`..._华体会`, `【欧宝体育app】_欧宝体育app`, `bt365手机下载`); a news report on a betting firm
+  names it in its body too.
+  Brand names are found anywhere in the title, glued to other letters too (`12betapp下载`,
+  `必威betway中文版`); the generic terms only as whole words.
+- spam_title_self_repeat_frac: the share of the title's word units inside an n-gram that the
+  title repeats (character 3-grams for Chinese/Japanese titles, word 2-grams otherwise): an SEO
+  title lists its keyword several times (`深圳装修公司_深圳装修公司价格_深圳装修公司排名`).
+- spam_title_repeat_frac: the share of the body's word units covered by n-grams of the title
+  (character 4-grams for Chinese/Japanese titles, word 2-grams otherwise): an SEO page repeats its
+  title's keywords through the body.
+- spam_term_density: gambling, adult and brand terms per 1,000 characters of the whole text, from
+  `min_term_matches` matches on (null below: one mention in a short news item is no spam).
+- spam_link_line_frac: the share of lines holding a URL or a bare domain (a link farm's text is a
+  list of anchors and addresses); null under `min_lines` lines.
+- spam_ad_line_frac: the share of lines holding an advertising or contact marker (WeChat, QQ,
+  hotline, "order now", a phone number or pii's <PHONE> placeholder); null under `min_lines` lines.
+
+The lists ship under quality/data (SPAM_LISTS.md says where each term comes from and how many).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from corpus_pipeline.config import SpamConfig
+from corpus_pipeline.quality.blocklist import DATA_DIR, TermAutomaton, read_entries
+from corpus_pipeline.quality.words import CJK_CHARS, Segments, ends_sentence, word_units
+
+SIGNALS = (
+    "spam_title_hijack_terms",
+    "spam_title_self_repeat_frac",
+    "spam_title_repeat_frac",
+    "spam_term_density",
+    "spam_link_line_frac",
+    "spam_ad_line_frac",
+)
+INT_SIGNALS = frozenset({"spam_title_hijack_terms"})
+SHIPPED_TERM_LISTS = ("spam_terms_zh.txt", "spam_terms_en.txt")
+SHIPPED_BRANDS = "spam_brands.txt"
+SHIPPED_AD_MARKERS = "spam_ad_markers.txt"
+
+_CJK_CHAR = re.compile(f"[{CJK_CHARS}]")
+# A first line ending in one of these is a sentence; "?" and "!" end headlines too.
+_FULL_STOPS = (".", "。", "．", "｡")
+# A URL, or a bare host under a top-level domain that link farms and betting mirrors use.
+_LINK = re.compile(
+    r"(?:https?://|www\.)\S+|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*"
+    r"\.(?:com|net|org|cn|cc|vip|top|xyz|info|me|io|tv|app|bet|club|site|online|hk|tw)\b"
+)
+# Chinese mobile and 400 service numbers, North American numbers, and pii's placeholder (pii runs
+# before quality and redacts phone numbers).
+_PHONE = re.compile(r"(?<!\d)(?:1[3-9]\d{9}|400[- ]?\d{3}[- ]?\d{4}|\(?\d{3}\)?[ -]\d{3}-\d{4})(?!\d)|<phone>")
+# Title n-gram lengths: characters carry less than words (a Chinese word is 1-3 characters). The
+# self-repeat grams are shorter: a title is 10-30 units. With these, no ordinary title of the
+# development set (383 Chinese, 596 English, both halves) repeats more than 0.45 of its units.
+CHARACTER_NGRAM = 4
+WORD_NGRAM = 2
+CHARACTER_SELF_NGRAM = 3
+WORD_SELF_NGRAM = 2
+
+
+def term_list_paths(config: SpamConfig) -> list[Path]:
+    return [Path(p) for p in config.term_lists] if config.term_lists else [DATA_DIR / n for n in SHIPPED_TERM_LISTS]
+
+
+def brand_list_path(config: SpamConfig) -> Path:
+    return Path(config.brands) if config.brands else DATA_DIR / SHIPPED_BRANDS
+
+
+def ad_marker_path(config: SpamConfig) -> Path:
+    return Path(config.ad_markers) if config.ad_markers else DATA_DIR / SHIPPED_AD_MARKERS
+
+
+def split_title(text: str, max_chars: int) -> tuple[str, str] | None:
+    """(title, body) when the first line is a short line with more text after it, else None."""
+    stripped = text.lstrip()
+    newline = stripped.find("\n")
+    if newline < 0:
+        return None
+    title, body = stripped[:newline].strip(), stripped[newline + 1 :]
+    if not title or len(title) > max_chars or not body.strip() or ends_sentence(title, _FULL_STOPS):
+        return None
+    return title, body
+
+
+class SpamSignals:
+    """The term automata are built on first use in each process, never pickled."""
+
+    def __init__(self, config: SpamConfig):
+        self.config = config
+        # Read now: a missing list fails when the stage is built, not on the first document.
+        self._terms = [term for path in term_list_paths(config) for term in read_entries(path)]
+        self._brands = read_entries(brand_list_path(config))
+        self._markers = read_entries(ad_marker_path(config))
+        self._term_automaton: TermAutomaton | None = None
+        self._brand_automaton: TermAutomaton | None = None
+        self._marker_automaton: TermAutomaton | None = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_term_automaton": None, "_brand_automaton": None, "_marker_automaton": None}
+
+    def files(self) -> list[Path]:
+        return [*term_list_paths(self.config), brand_list_path(self.config), ad_marker_path(self.config)]
+
+    def _automata(self) -> tuple[TermAutomaton, TermAutomaton, TermAutomaton]:
+        if self._term_automaton is None:
+            self._term_automaton = TermAutomaton([(term, term) for term in self._terms])
+            self._brand_automaton = TermAutomaton([(brand, brand) for brand in self._brands], whole_words=False)
+            self._marker_automaton = TermAutomaton([(marker, marker) for marker in self._markers])
+        return self._term_automaton, self._brand_automaton, self._marker_automaton
+
+    def signals(self, seg: Segments) -> dict[str, float | int | None]:
+        terms, brands, markers = self._automata()
+        c = self.config
+        found = sum(1 for _ in terms.find(seg.lower)) + sum(1 for _ in brands.find(seg.lower))
+        density = 1000.0 * found / max(len(seg.text), 1) if found >= c.min_term_matches else None
+        hijack = self_repeat = repeat = None
+        parts = split_title(seg.text, c.title_max_chars)
+        if parts is not None:
+            title, body = parts
+            title_lower, body_lower = title.lower(), body.lower()
+            title_terms = {term for automaton in (terms, brands) for _start, _end, term in automaton.find(title_lower)}
+            hijack = sum(term not in body_lower for term in title_terms)
+            title_units = word_units(title_lower)
+            self_repeat = title_self_repeat_frac(title_units)
+            repeat = title_repeat_frac(title_units, word_units(body_lower), c.min_body_units)
+        lines = [line for line in seg.lower.split("\n") if line.strip()]
+        enough_lines = len(lines) >= c.min_lines
+        return {
+            "spam_title_hijack_terms": hijack,
+            "spam_title_self_repeat_frac": self_repeat,
+            "spam_title_repeat_frac": repeat,
+            "spam_term_density": density,
+            "spam_link_line_frac": _share(lines, _has_link) if enough_lines else None,
+            "spam_ad_line_frac": _share(lines, lambda line: _has_ad(line, markers)) if enough_lines else None,
+        }
+
+
+def _share(lines: list[str], holds) -> float:
+    return sum(map(holds, lines)) / len(lines)
+
+
+def _has_link(line: str) -> bool:
+    return "." in line and _LINK.search(line) is not None
+
+
+def _has_ad(line: str, markers: TermAutomaton) -> bool:
+    return next(markers.find(line), None) is not None or _PHONE.search(line) is not None
+
+
+def _is_character_title(units: list[str]) -> bool:
+    return 2 * sum(bool(_CJK_CHAR.fullmatch(unit)) for unit in units) >= len(units)
+
+
+def _cover(covered: bytearray, start: int, n: int) -> None:
+    covered[start : start + n] = b"\x01" * n
+
+
+def title_self_repeat_frac(title_units: list[str]) -> float | None:
+    """Share of the title's units inside an n-gram that occurs twice or more in the title."""
+    n = CHARACTER_SELF_NGRAM if _is_character_title(title_units) else WORD_SELF_NGRAM
+    grams = [tuple(title_units[i : i + n]) for i in range(len(title_units) - n + 1)]
+    if not grams:
+        return None
+    counts = Counter(grams)
+    covered = bytearray(len(title_units))
+    for i, gram in enumerate(grams):
+        if counts[gram] > 1:
+            _cover(covered, i, n)
+    return sum(covered) / len(title_units)
+
+
+def title_repeat_frac(title_units: list[str], body_units: list[str], min_body_units: int) -> float | None:
+    """Share of the body's word units inside an occurrence of one of the title's n-grams; None
+    when the body is too short to say or the title too short to have an n-gram."""
+    if len(body_units) < min_body_units:
+        return None
+    n = CHARACTER_NGRAM if _is_character_title(title_units) else WORD_NGRAM
+    grams = {tuple(title_units[i : i + n]) for i in range(len(title_units) - n + 1)}
+    if not grams:
+        return None
+    covered = bytearray(len(body_units))
+    for i in range(len(body_units) - n + 1):
+        if tuple(body_units[i : i + n]) in grams:
+            _cover(covered, i, n)
+    return sum(covered) / len(body_units)

@@ -115,7 +115,7 @@ def hijack_suffix(text: str, brand: str, rng: random.Random) -> str:
         tail = rng.choice(["", "官网", "app下载", "体育", "手机版"])
         new = f"{title}{rng.choice(['_', '-', '|', '——'])}{_display(brand)}{tail}"
     else:
-        product = rng.choice(['Sports Betting', 'Casino', 'Login', 'Official Site'])
+        product = rng.choice(["Sports Betting", "Casino", "Login", "Official Site"])
         new = f"{title} {rng.choice(['|', '-', '–'])} {_display(brand)} {product}"
     return "\n".join([new, *body])
 

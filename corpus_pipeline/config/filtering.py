@@ -253,7 +253,8 @@ class QualityConfig(Strict):
             return self.rules
         rules = dict(self.rules)
         for name, patch in patches.items():
-            changes = patch.model_dump(exclude_unset=True)
+            # None is "not changed" (a config written back whole spells every field out).
+            changes = {key: value for key, value in patch.model_dump(exclude_unset=True).items() if value is not None}
             if name in rules:
                 old = rules[name].model_dump(exclude_unset=True)
                 if "by_language" in changes:  # merged language by language, as `rules` merges

@@ -102,8 +102,9 @@ def merge_rules(defaults: dict, given: dict) -> dict:
 
 
 class KeepRulePatch(Strict):
-    """A domain's change to one keep rule: only the fields it sets replace the rule's own (a rule
-    new to the domain must name its signal)."""
+    """A domain's change to one keep rule: only the fields it sets, and not to null, replace the
+    rule's own (a bound is lifted with a far value or the rule turned off with `enabled: false`);
+    `by_language` merges language by language. A rule new to the domain must name its signal."""
 
     signal: str | None = None
     min: float | None = None

@@ -97,11 +97,16 @@ def test_a_title_repeating_its_keyword_is_keyword_stuffing(spam):
 
 def test_a_body_stuffed_with_the_titles_ngrams(spam):
     sentences = ZH_BODY.replace("\n", "").split("。")
-    stuffed = "。".join("深圳装修公司哪家好，" * 5 + s for s in sentences if s)
+    stuffed = "".join("深圳装修公司哪家好，" * 5 + s + "。" for s in sentences if s)
     value = signals(spam, f"深圳装修公司哪家好\n{stuffed}")["spam_title_repeat_frac"]
     plain = signals(spam, f"国务院召开常务会议\n{ZH_BODY}")["spam_title_repeat_frac"]
     assert value > 0.45 > 0.1 > plain
-    assert verdict(f"深圳装修公司哪家好\n{stuffed}", "zh").reason == "spam_title_repeat_frac"
+    # This much repetition trips Gopher's n-gram rules first; without them, the spam rule drops it.
+    assert verdict(f"深圳装修公司哪家好\n{stuffed}", "zh").reason == "gopher_top_4gram_char_frac"
+    ngram_rules = [f"gopher_top_{n}gram_char_frac" for n in (2, 3, 4)]
+    ngram_rules += [f"gopher_dup_{n}gram_char_frac" for n in range(5, 11)]
+    without = QualityConfig(rules={name: {"enabled": False} for name in ngram_rules})
+    assert verdict(f"深圳装修公司哪家好\n{stuffed}", "zh", config=without).reason == "spam_title_repeat_frac"
     assert signals(spam, f"Title\n{EN_BODY[:100]}")["spam_title_repeat_frac"] is None  # body too short
 
 

@@ -57,12 +57,13 @@ def _is_word_char(char: str) -> bool:
 class TermAutomaton:
     """Terms found in one pass over lower-cased text (Aho-Corasick), each with its payload. A term
     that begins or ends with a word character of a space-separated script must stand as a whole
-    word there (unless `whole_words` is False); a Han or kana end matches anywhere."""
+    word there (unless listed in `anywhere`); a Han or kana end matches anywhere."""
 
-    def __init__(self, terms: list[tuple[str, object]], whole_words: bool = True):
+    def __init__(self, terms: list[tuple[str, object]], anywhere: frozenset[str] = frozenset()):
+        """`anywhere`: terms matched inside words too (brand names glued to other letters)."""
         self.automaton = ahocorasick.Automaton()
         for term, payload in terms:
-            needs = (_is_word_char(term[0]), _is_word_char(term[-1])) if whole_words else (False, False)
+            needs = (False, False) if term in anywhere else (_is_word_char(term[0]), _is_word_char(term[-1]))
             existing = self.automaton.get(term, None)
             self.automaton.add_word(term, (existing or ()) + ((payload, len(term), needs),))
         if len(self.automaton):

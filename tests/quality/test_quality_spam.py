@@ -139,8 +139,9 @@ def test_ad_lines_hold_offers_or_contacts(spam):
         ]
     )
     assert signals(spam, ads)["spam_ad_line_frac"] == pytest.approx(4 / 6)
-    english = "\n".join(["Great shoes", "Order now!", "Free shipping worldwide", "Call (555) 123-4567", "<PHONE>"])
-    assert signals(spam, english)["spam_ad_line_frac"] == pytest.approx(4 / 5)
+    # A phone number counts as pii redacts it (pii runs first); raw, it is left to pii.
+    english = "\n".join(["Great shoes", "Order now!", "Free shipping worldwide", "Call us: <PHONE>", "555 0100"])
+    assert signals(spam, english)["spam_ad_line_frac"] == pytest.approx(3 / 5)
     assert signals(spam, "\n".join(EN_BODY.split(". ")))["spam_ad_line_frac"] == 0.0
 
 

@@ -22,13 +22,31 @@ from bench_spam_devset import PEOPLES_DAILY, judge, labelled_documents
 from corpus_pipeline.config import PipelineConfig
 
 
-def measure(documents: list[dict]) -> dict:
+def _out_of_bounds(doc: dict, rules: dict) -> list[str]:
+    """The spam rules this document's signals break, whatever rule dropped it first."""
+    broken = []
+    for name, rule in rules.items():
+        value = doc.get(rule.signal)
+        if name.startswith("spam_") and value is not None:
+            if (rule.min is not None and value < rule.min) or (rule.max is not None and value > rule.max):
+                broken.append(name)
+    return broken
+
+
+def measure(documents: list[dict]) -> tuple[dict, dict]:
+    """(fates per label, per label the documents each spam rule alone would drop)."""
+    config = PipelineConfig()
+    rules = config.quality.rules
     fates: dict[str, Counter] = defaultdict(Counter)
-    for (doc, fate), source in zip(judge(documents, PipelineConfig()), documents, strict=True):
+    alone: dict[str, Counter] = defaultdict(Counter)
+    for (doc, fate), source in zip(judge(documents, config), documents, strict=True):
         label = source["label"] if source["label"] != "ordinary" else f"ordinary/{source['source']}/{source['lang']}"
         fates[label][fate] += 1
-        del doc
-    return {label: dict(c.most_common()) for label, c in sorted(fates.items())}
+        alone[label].update(_out_of_bounds(doc, rules))
+    return (
+        {label: dict(c.most_common()) for label, c in sorted(fates.items())},
+        {label: dict(c.most_common()) for label, c in sorted(alone.items())},
+    )
 
 
 def summary(fates: dict) -> dict:
@@ -69,15 +87,15 @@ def main(argv: list[str] | None = None) -> int:
         args.write_heldout.mkdir(parents=True, exist_ok=True)
         with open(args.write_heldout / "spam_heldout.jsonl", "w", encoding="utf-8") as out:
             out.writelines(json.dumps(d, ensure_ascii=False) + "\n" for d in held)
-    by_kind = {}
+    by_kind, alone_by_kind = {}, {}
     for lang in ("zh", "en"):
-        fates = measure([d for d in documents if d["lang"] == lang])
-        by_kind[lang] = fates
+        by_kind[lang], alone_by_kind[lang] = measure([d for d in documents if d["lang"] == lang])
     print(f"spam development set, part {args.part}, seed {args.seed}")
     report = {"part": args.part, "seed": args.seed, "by_language": {}}
     for lang, fates in by_kind.items():
         s = summary(fates)
-        report["by_language"][lang] = {"summary": s, "fates": fates}
+        alone = alone_by_kind[lang]
+        report["by_language"][lang] = {"summary": s, "fates": fates, "spam_rule_alone": alone}
         print(
             f"[{lang}] spam kept {s['spam_kept']}/{s['spam']} ({100 * s['spam_kept_share']:.1f} %), "
             f"ordinary dropped {s['ordinary_dropped']}/{s['ordinary']} ({100 * s['ordinary_dropped_share']:.1f} %)"
@@ -87,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    {label:<28} {n:>4}  kept {fate.get('kept', 0):>4}  " + ", ".join(
                 f"{reason} {count}" for reason, count in fate.items() if reason != "kept"
             ))  # fmt: skip
+            if alone.get(label):
+                print(f"    {'':<28}       each spam rule alone would drop: {alone[label]}")
     both = summary({f"{lang}/{k}": v for lang, f in by_kind.items() for k, v in f.items()})
     print(
         f"all: spam kept {both['spam_kept']}/{both['spam']} ({100 * both['spam_kept_share']:.1f} %), "

@@ -138,8 +138,9 @@ class SpamConfig(Strict):
     title_max_chars: int = Field(200, ge=1)
     # Title repeats are measured on a body of at least this many word units (shorter: null).
     min_body_units: int = Field(50, ge=1)
-    # spam_term_density counts from this many matches on (fewer: null, the rule decides nothing).
-    min_term_matches: int = Field(3, ge=1)
+    # spam_term_density counts from this many matches on (fewer: null, the rule decides nothing):
+    # one news item naming a term twice and another once is no spam.
+    min_term_matches: int = Field(5, ge=1)
     # The line shares are measured on documents of at least this many non-empty lines.
     min_lines: int = Field(5, ge=1)
     # Term lists (gambling, adult), the brand list and the ad-marker list, one entry per line;

@@ -1,5 +1,5 @@
 """Spam kept and ordinary documents dropped, per kind, on the spam development set
-(bench_spam_devset.py says what it holds and where it comes from).
+(spam_devset.py says what it holds and where it comes from).
 
     python benchmarks/bench_spam.py [--part dev|heldout] [--write-heldout DIR] [--json FILE]
 
@@ -17,7 +17,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from bench_spam_devset import PEOPLES_DAILY, judge, labelled_documents
+from spam_devset import PEOPLES_DAILY, judge, labelled_documents
 
 from corpus_pipeline.config import PipelineConfig
 

@@ -21,7 +21,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from bench_spam_devset import WEB_DOCS, judge, web_pages
+from spam_devset import WEB_DOCS, judge, web_pages
 
 from corpus_pipeline.config import IngestConfig, PipelineConfig
 from corpus_pipeline.demo.sources import WIKIPEDIA_DUMP, package_file

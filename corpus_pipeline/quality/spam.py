@@ -1,10 +1,11 @@
 """Web-spam signals, for Chinese and English pages that pass the generic rules: hijacked titles,
 keyword stuffing, link farms and ads-only pages. Each signal is a column and its own keep rule.
 
-The title. Neither extract (trafilatura's main text) nor ingest keeps a `title` column; a page's
-title, where it has one, is the text's first line: trafilatura puts the heading first, People's
-Daily articles and ABC news items start with their headline, and the cleaned Common Crawl pages
-in which hijacked sites were found (issue 24) start with the `<title>`. So the title is the first
+The title. Neither extract (trafilatura's main text) nor ingest keeps a `title` column, so the
+title is derived from the text's first line: trafilatura's text often starts with the page's
+heading (`Mandelplätzchen`, `Woher kommt die dicke Luft?` in web_docs.jsonl), People's Daily
+articles and ABC news items start with their headline, and a dataset that keeps a page's `<title>`
+puts it first (assumed of the cleaned Common Crawl pages of issue 24). The title is the first
 line when it is short (at most `title_max_chars`), does not end in a full stop (a sentence: a
 lead paragraph, not a heading) and more text follows; a document whose first line is a paragraph
 (a Wikipedia article's lead) has no title and null title signals.

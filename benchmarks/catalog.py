@@ -159,6 +159,20 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "not a timing: which quality rule drops how many of the real pages, with examples",
         "not recorded",
     ),
+    Benchmark(
+        "spam",
+        ("benchmarks/bench_spam.py",),
+        "not a timing: spam kept and ordinary documents dropped per kind on the spam development set "
+        "(--part heldout: the other half; PYTHONPATH at another checkout: its figures on the same set)",
+        "~3 s per part",
+    ),
+    Benchmark(
+        "spam-domains",
+        ("benchmarks/bench_spam_domains.py",),
+        "not a timing: gensim's Wikipedia articles dropped as web pages and as encyclopedia; the real "
+        "pages' quality fates against a saved run (--save-web / --compare-web)",
+        "~25 s",
+    ),
 )
 
 

@@ -18,13 +18,12 @@ from corpus_pipeline.config.engine import EngineConfig
 from corpus_pipeline.config.filtering import (
     BlocklistConfig,
     DedupConfig,
-    KeepRule,
     PiiConfig,
     PiiTypeName,
     QualityClassifierConfig,
     QualityConfig,
     QualityGatesConfig,
-    SignalBounds,
+    SpamConfig,
 )
 from corpus_pipeline.config.ingest import (
     DEFAULT_BOILERPLATE_PATTERNS,
@@ -35,6 +34,7 @@ from corpus_pipeline.config.ingest import (
     NormalizeConfig,
     SparkConfig,
 )
+from corpus_pipeline.config.keep_rules import KeepRule, KeepRulePatch, SignalBounds
 from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.config.pipeline import NightlyConfig, RunConfig
 from corpus_pipeline.config.report import DriftBounds, ReportConfig
@@ -59,6 +59,7 @@ __all__ = [
     "ExtractConfig",
     "IngestConfig",
     "KeepRule",
+    "KeepRulePatch",
     "LangIdConfig",
     "MixConfig",
     "NightlyConfig",
@@ -69,6 +70,7 @@ __all__ = [
     "QualityClassifierConfig",
     "QualityConfig",
     "QualityGatesConfig",
+    "SpamConfig",
     "RunConfig",
     "ReportConfig",
     "SignalBounds",

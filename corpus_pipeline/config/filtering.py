@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, NonNegativeFloat, field_validator
+from pydantic import Field, NonNegativeFloat, field_validator, model_validator
 
 from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config.keep_rules import (
+    DEFAULT_QUALITY_RULES,
+    DEFAULT_RULES_BY_DOMAIN,
+    KeepRule,
+    KeepRulePatch,
+    merge_rules,
+)
 
 
 class SimhashConfig(Strict):
@@ -123,81 +130,25 @@ class PiiConfig(Strict):
     density_min_matches: int = Field(5, ge=1)
 
 
-class SignalBounds(Strict):
-    """Keep a document when min <= signal <= max; an absent bound does not limit, and a signal that
-    is null for a document (no stop-word list for its language, say) does not decide either."""
+class SpamConfig(Strict):
+    """Spam signals (quality/spam.py); their bounds are keep rules like every other signal's."""
 
-    min: float | None = None
-    max: float | None = None
-    enabled: bool = True
-
-
-class KeepRule(SignalBounds):
-    """One keep rule of the quality stage; its key in `QualityConfig.rules` is its drop reason.
-    `by_language` overrides, for documents of that language, the fields it sets (min, max, enabled)."""
-
-    signal: str
-    by_language: dict[str, SignalBounds] = Field(default_factory=dict)
-
-
-def _rule(signal: str, min: float | None = None, max: float | None = None, **by_language: dict) -> dict:
-    return {"signal": signal, "min": min, "max": max, "by_language": by_language}
-
-
-_CJK_OFF = {"zh": {"enabled": False}, "ja": {"enabled": False}}
-# The default keep rules, in the order they are checked (the first that fails names the drop).
-# English thresholds: Gopher (Rae et al. 2021, appendix A), C4 and FineWeb as published; zh/ja
-# bounds are on character units (quality/words.py), calibrated on People's Daily articles in
-# tests/quality/test_quality_realdata.py. Names are the signal names: what was out of bounds.
-DEFAULT_QUALITY_RULES: dict[str, dict] = {
-    "gopher_word_count": _rule("gopher_word_count", 50, 100_000, zh={"min": 80, "max": 200_000}, ja={"min": 80}),
-    # Korean is space-separated, but each Hangul block is a syllable: words run 2-3 blocks long.
-    "gopher_mean_word_length": _rule("gopher_mean_word_length", 3, 10, **_CJK_OFF, ko={"min": 1.5}),
-    "gopher_symbol_word_ratio": _rule("gopher_symbol_word_ratio", max=0.1),
-    "gopher_bullet_lines_frac": _rule("gopher_bullet_lines_frac", max=0.9),
-    "gopher_ellipsis_lines_frac": _rule("gopher_ellipsis_lines_frac", max=0.3),
-    "gopher_alpha_words_frac": _rule("gopher_alpha_words_frac", min=0.8),
-    "gopher_stop_words": _rule("gopher_stop_words", min=2),
-    "gopher_dup_line_frac": _rule("gopher_dup_line_frac", max=0.3),
-    "gopher_dup_para_frac": _rule("gopher_dup_para_frac", max=0.3),
-    "gopher_dup_line_char_frac": _rule("gopher_dup_line_char_frac", max=0.2),
-    "gopher_dup_para_char_frac": _rule("gopher_dup_para_char_frac", max=0.2),
-    **{
-        f"gopher_top_{n}gram_char_frac": _rule(f"gopher_top_{n}gram_char_frac", max=limit)
-        for n, limit in ((2, 0.20), (3, 0.18), (4, 0.16))
-    },
-    # Chinese/Japanese n-grams are of characters (a word is 1-3 of them), and news repeats names and
-    # set phrases (中华人民共和国): each zh/ja bound lies above the 99.5th percentile of the signal
-    # on People's Daily articles (dup 5-gram: 0.309, 10-gram: 0.188).
-    **{
-        f"gopher_dup_{n}gram_char_frac": _rule(
-            f"gopher_dup_{n}gram_char_frac", max=limit, zh={"max": cjk_limit}, ja={"max": cjk_limit}
-        )
-        for n, limit, cjk_limit in (
-            (5, 0.15, 0.35),
-            (6, 0.14, 0.32),
-            (7, 0.13, 0.29),
-            (8, 0.12, 0.26),
-            (9, 0.11, 0.23),
-            (10, 0.10, 0.20),
-        )
-    },
-    "c4_lorem_ipsum_lines": _rule("c4_lorem_ipsum_lines", max=0),
-    "c4_curly_bracket_lines": _rule("c4_curly_bracket_lines", max=0),
-    "fineweb_line_punct_ratio": _rule("fineweb_line_punct_ratio", min=0.12),
-    "fineweb_short_line_ratio": _rule("fineweb_short_line_ratio", max=0.67),
-    "fineweb_dup_line_char_ratio": _rule("fineweb_dup_line_char_ratio", max=0.01),
-    "fineweb_list_ratio": _rule("fineweb_list_ratio", max=0.3),
-    "quality_classifier_score": _rule("quality_classifier_score", min=0.5),
-}
-
-
-def _merge(defaults: dict, given: dict) -> dict:
-    merged = dict(defaults)
-    for key, value in given.items():
-        old = merged.get(key)
-        merged[key] = _merge(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
-    return merged
+    # The first line is the title when at most this long and more text follows. ABC's first lines
+    # run to 150 characters (a headline sentence), and a hijacked title adds ~25 to a real one.
+    title_max_chars: int = Field(200, ge=1)
+    # Title repeats are measured on a body of at least this many word units (shorter: null).
+    min_body_units: int = Field(50, ge=1)
+    # spam_term_density counts from this many matches on (fewer: null, the rule decides nothing):
+    # one news item naming a term twice and another once is no spam.
+    min_term_matches: int = Field(5, ge=1)
+    # The line shares are measured on documents of at least this many non-empty lines.
+    min_lines: int = Field(5, ge=1)
+    # Term lists (gambling, adult), the brand list and the ad-marker list, one entry per line;
+    # empty/None: the lists shipped in quality/data (spam_terms_zh.txt and spam_terms_en.txt,
+    # spam_brands.txt, spam_ad_markers.txt).
+    term_lists: list[str] = Field(default_factory=list)
+    brands: str | None = None
+    ad_markers: str | None = None
 
 
 class BlocklistConfig(Strict):
@@ -260,6 +211,13 @@ class QualityConfig(Strict):
     # Reference vocabularies per language (one entry per line, plain or .gz), replacing the shipped
     # en and zh lists (quality/reference_vocab.py says how those were built).
     reference_vocabularies: dict[str, str] = Field(default_factory=dict)
+    # Domain -> changes to `rules` for documents of that `domain` (merged key by key over
+    # DEFAULT_RULES_BY_DOMAIN; `rules_by_domain.news: {}` keeps the defaults, and web rules for
+    # news need `rules_by_domain.news.fineweb_line_punct_ratio.enabled=true`).
+    rules_by_domain: dict[str, dict[str, KeepRulePatch]] = Field(
+        default_factory=lambda: dict(DEFAULT_RULES_BY_DOMAIN), validate_default=True
+    )
+    spam: SpamConfig = Field(default_factory=SpamConfig)
     blocklists: list[BlocklistConfig] = Field(default_factory=_default_blocklists)
     classifier: QualityClassifierConfig = Field(default_factory=QualityClassifierConfig)
     # Noise retention: this fraction of the documents the rules reject is kept anyway, flagged
@@ -274,4 +232,40 @@ class QualityConfig(Strict):
     def _merge_over_defaults(cls, given: dict) -> dict:
         if not isinstance(given, dict):
             return given
-        return _merge(DEFAULT_QUALITY_RULES, given)
+        return merge_rules(DEFAULT_QUALITY_RULES, given)
+
+    @field_validator("rules_by_domain", mode="before")
+    @classmethod
+    def _merge_domains_over_defaults(cls, given: dict) -> dict:
+        if not isinstance(given, dict):
+            return given
+        return merge_rules(DEFAULT_RULES_BY_DOMAIN, given)
+
+    @model_validator(mode="after")
+    def _domain_rules_resolve(self) -> QualityConfig:
+        for domain in self.rules_by_domain:
+            self.domain_rules(domain)  # a patch of an unknown rule without a signal fails here
+        return self
+
+    def domain_rules(self, domain: str | None) -> dict[str, KeepRule]:
+        """The keep rules for documents of `domain`: `rules` with the domain's patches applied."""
+        patches = self.rules_by_domain.get(domain) if domain is not None else None
+        if not patches:
+            return self.rules
+        rules = dict(self.rules)
+        for name, patch in patches.items():
+            # None is "not changed" (a config written back whole spells every field out).
+            changes = {key: value for key, value in patch.model_dump(exclude_unset=True).items() if value is not None}
+            if name in rules:
+                old = rules[name].model_dump(exclude_unset=True)
+                if "by_language" in changes:  # merged language by language, as `rules` merges
+                    changes["by_language"] = merge_rules(old.get("by_language", {}), changes["by_language"])
+                rules[name] = KeepRule.model_validate({**old, **changes})
+            elif "signal" not in changes:
+                raise ValueError(
+                    f"quality.rules_by_domain.{domain}.{name}: no rule of that name in quality.rules, "
+                    "so it must name its signal"
+                )
+            else:
+                rules[name] = KeepRule(**changes)
+        return rules

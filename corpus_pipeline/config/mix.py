@@ -24,14 +24,21 @@ def _check_shares(shares: dict[str, float], what: str) -> None:
         raise ValueError(f"{what} must add up to 1, they add up to {sum(shares.values()):.6g}")
 
 
+# A tier's weight: whole (2: every document twice per pass) or fractional (1.5: each document once,
+# and a second time with probability 0.5, chosen by a seeded hash of its id, so the expected count
+# is 1.5 and a rerun picks the same documents). At least 1: a pass holds every document of its group.
+TierWeight = Annotated[int, Field(ge=1)] | Annotated[float, Field(ge=1.0, allow_inf_nan=False)]
+
+
 class WeightTier(Strict):
-    """Documents whose value lies in [min, max) appear `weight` times per pass over their group."""
+    """Documents whose value lies in [min, max) appear `weight` times per pass over their group
+    (in expectation, for a fractional weight)."""
 
     min: float | None = None
     max: float | None = None
-    weight: int = Field(ge=1)
+    weight: TierWeight
 
-    def bounds(self) -> tuple[float | None, float | None, int]:
+    def bounds(self) -> tuple[float | None, float | None, float]:
         return (self.min, self.max, self.weight)
 
 
@@ -66,7 +73,7 @@ class MixConfig(Strict):
     # Passes over a group at most (a pass: each of its documents once, times its weight). Four
     # passes cost little against fresh data (Muennighoff et al. 2023, "Scaling data-constrained LMs").
     max_repeats: float = Field(4.0, ge=1.0)
-    # Quality-tier upweighting, e.g. {column: fineweb_edu_score, tiers: [{min: 3, weight: 2}]}.
+    # Quality-tier upweighting, e.g. {column: fineweb_edu_score, tiers: [{min: 3, weight: 1.5}]}.
     quality_tiers: TierWeights | None = None
     # FineWeb-2-style rehydration: weights by the size of the duplicate cluster a document was kept
     # from (dedup's dup_cluster_size), e.g. [{min: 2, max: 10, weight: 2}, {min: 10, weight: 3}].
@@ -94,7 +101,7 @@ class MixConfig(Strict):
         """Targets (or phases) set: a run's shards are mix's, built to them; else tokenize's."""
         return bool(self.targets or self.phases)
 
-    def weight_columns(self) -> dict[str, tuple[tuple[float | None, float | None, int], ...]]:
+    def weight_columns(self) -> dict[str, tuple[tuple[float | None, float | None, float], ...]]:
         """Column -> its tiers as (min, max, weight), for every weighting configured."""
         columns = {"dup_cluster_size": self.rehydration} if self.rehydration else {}
         if self.quality_tiers is not None:

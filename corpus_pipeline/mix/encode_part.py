@@ -53,7 +53,11 @@ REJECTED_SCHEMA = pa.schema(
 )
 _BATCH_ROWS = 1_000
 
-Tiers = tuple[tuple[float | None, float | None, int], ...]  # (min, max, weight), first match wins
+Tiers = tuple[tuple[float | None, float | None, float], ...]  # (min, max, weight), first match wins
+# The hash that rounds a fractional weight is seeded apart from the `key` hash (mix.seed), which
+# orders a group's pass: with one hash, the documents first in a partial pass would be the ones
+# given the extra copy.
+_ROUNDING_SEED_OFFSET = 0x5851F42D4C957F2D
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ def encoded_summary(work: Path, task_name: str) -> dict | None:
 def tier_weights(values: pa.ChunkedArray | pa.Array, tiers: Tiers) -> np.ndarray:
     """Each value's weight: the first tier holding it (min inclusive, max exclusive); else, or null, 1."""
     numbers = np.asarray(pc.fill_null(values.cast(pa.float64()), np.nan).to_numpy(zero_copy_only=False))
-    weights = np.ones(len(numbers), np.int64)
+    weights = np.ones(len(numbers), np.float64)
     unassigned = np.ones(len(numbers), bool)
     for low, high, weight in tiers:
         holds = (
@@ -90,16 +94,33 @@ def tier_weights(values: pa.ChunkedArray | pa.Array, tiers: Tiers) -> np.ndarray
     return weights
 
 
+def whole_copies(weights: np.ndarray, ids: pa.Array | pa.ChunkedArray, seed: int) -> np.ndarray:
+    """Copies per pass of each document: the weight's whole part, plus one more when a seeded hash
+    of the id, read as a number in [0, 1), falls below the fractional part (1.5: half the
+    documents twice). The expected count is the weight; the same ids and seed give the same copies."""
+    whole = np.floor(weights)
+    fraction = weights - whole
+    copies = whole.astype(np.int64)
+    if fraction.any():
+        rounding_seed = (seed + _ROUNDING_SEED_OFFSET) % 2**64
+        names = ids.to_pylist()
+        for row in np.flatnonzero(fraction):
+            draw = xxhash.xxh64_intdigest(names[row].encode("utf-8", "surrogatepass"), seed=rounding_seed) / 2.0**64
+            copies[row] += draw < fraction[row]
+    return copies
+
+
 def _batches(task: Task, job: EncodeJob):
     file = pq.ParquetFile(task.path)
     present = set(file.schema_arrow.names)
     columns = ["id", "text", *(c for c in LABEL_COLUMNS if c in present), *(c for c, _ in job.weights)]
     for batch in file.iter_batches(batch_size=_BATCH_ROWS, row_groups=list(task.row_groups), columns=columns):
         labels = {c: batch.column(c) if c in present else pa.nulls(batch.num_rows, pa.string()) for c in LABEL_COLUMNS}
-        weight = np.ones(batch.num_rows, np.int64)
+        weight = np.ones(batch.num_rows, np.float64)
         for column, tiers in job.weights:
             weight *= tier_weights(batch.column(column), tiers)
-        yield batch.column("id"), batch.column("text").cast(pa.large_binary()), labels, weight
+        ids = batch.column("id")
+        yield ids, batch.column("text").cast(pa.large_binary()), labels, whole_copies(weight, ids, job.seed)
 
 
 def encode_part(job: EncodeJob, task: Task) -> str:

@@ -54,6 +54,39 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() and _CJK.match(char) is None
 
 
+class TermAutomaton:
+    """Terms found in one pass over lower-cased text (Aho-Corasick), each with its payload. A term
+    that begins or ends with a word character of a space-separated script must stand as a whole
+    word there (unless listed in `anywhere`); a Han or kana end matches anywhere."""
+
+    def __init__(self, terms: list[tuple[str, object]], anywhere: frozenset[str] = frozenset()):
+        """`anywhere`: terms matched inside words too (brand names glued to other letters)."""
+        self.automaton = ahocorasick.Automaton()
+        for term, payload in terms:
+            needs = (False, False) if term in anywhere else (_is_word_char(term[0]), _is_word_char(term[-1]))
+            existing = self.automaton.get(term, None)
+            self.automaton.add_word(term, (existing or ()) + ((payload, len(term), needs),))
+        if len(self.automaton):
+            self.automaton.make_automaton()
+
+    def __len__(self) -> int:
+        return len(self.automaton)
+
+    def find(self, lower_text: str):
+        """(start, end, payload) of every whole-word match, end exclusive, in text order."""
+        if not len(self.automaton):
+            return
+        end_of_text = len(lower_text) - 1
+        for end, matches in self.automaton.iter(lower_text):
+            for payload, length, (check_start, check_end) in matches:
+                start = end - length + 1
+                if check_start and start > 0 and _is_word_char(lower_text[start - 1]):
+                    continue
+                if check_end and end < end_of_text and _is_word_char(lower_text[end + 1]):
+                    continue
+                yield start, end + 1, payload
+
+
 class Blocklists:
     """Built once per stage instance; the automata are built lazily, once per language seen."""
 
@@ -72,25 +105,20 @@ class Blocklists:
                     self._domains.setdefault(domain.removeprefix("www."), []).append(index)
             else:
                 self._keywords += [(index, term) for term in entries]
-        self._automata: dict[str | None, ahocorasick.Automaton | None] = {}
+        self._automata: dict[str | None, TermAutomaton | None] = {}
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_automata": {}}  # rebuilt where used, never shipped
 
-    def _automaton(self, language: str | None) -> ahocorasick.Automaton | None:
+    def _automaton(self, language: str | None) -> TermAutomaton | None:
         if language not in self._automata:
-            automaton = ahocorasick.Automaton()
-            for index, term in self._keywords:
-                languages = self.configs[index].languages
-                if languages and language not in languages:
-                    continue
-                # A whole-word check at each end that starts/ends with a word character.
-                needs = (_is_word_char(term[0]), _is_word_char(term[-1]))
-                existing = automaton.get(term, None)
-                automaton.add_word(term, (existing or ()) + ((index, len(term), needs),))
+            terms = [
+                (term, index)
+                for index, term in self._keywords
+                if not self.configs[index].languages or language in self.configs[index].languages
+            ]
+            automaton = TermAutomaton(terms)
             self._automata[language] = automaton if len(automaton) else None
-            if len(automaton):
-                automaton.make_automaton()
         return self._automata[language]
 
     def hits(self, url: str | None, lower_text: str, language: str | None) -> list[int]:
@@ -104,15 +132,8 @@ class Blocklists:
                     counts[index] = 1
         automaton = self._automaton(language) if self._keywords else None
         if automaton is not None:
-            end_of_text = len(lower_text) - 1
-            for end, matches in automaton.iter(lower_text):
-                for index, length, (check_start, check_end) in matches:
-                    start = end - length + 1
-                    if check_start and start > 0 and _is_word_char(lower_text[start - 1]):
-                        continue
-                    if check_end and end < end_of_text and _is_word_char(lower_text[end + 1]):
-                        continue
-                    counts[index] += 1
+            for _start, _end, index in automaton.find(lower_text):
+                counts[index] += 1
         return counts
 
     def verdict(self, counts: list[int], text_chars: int) -> tuple[str, str] | None:

@@ -2,15 +2,16 @@
 
 One pass: the text is split once (`words.segment`: lines, paragraphs, word units, line repeats,
 the lower-cased text) and every family reads those splits: Gopher quality and repetition, C4,
-FineWeb, the corpus measures (vocabulary coverage, character entropy, content hash), the
-blocklists and, when a model is configured, the fastText quality classifier. datatrove's four
+FineWeb, the spam signals (spam.py), the corpus measures (vocabulary coverage, character entropy,
+content hash), the blocklists and, when a model is configured, the fastText quality classifier. datatrove's four
 blocks each tokenize again with spaCy; here the Gopher, C4 and FineWeb signals together take ~2 ms
 on a 5.3 KB page (530 docs/s against datatrove's 7 docs/s for its four blocks, both measured on a
 loaded 2-core machine by benchmarks/bench_quality.py --quick).
 
 Then, in this order: the blocklists (each its own reason `blocklist_<name>`), the keep rules
-(`rules.py`, each rule its own reason), and noise retention (a seeded share of the rejected
-documents kept, flagged `retained_noise`, counted in the stats under `retained_noise`).
+(`rules.py`, each rule its own reason; the document's `domain` picks the rule set), and noise
+retention (a seeded share of the rejected documents kept, flagged `retained_noise`, counted in
+the stats under `retained_noise`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from corpus_pipeline.config import QualityConfig
-from corpus_pipeline.quality import c4, fineweb, gopher
+from corpus_pipeline.quality import c4, fineweb, gopher, spam
 from corpus_pipeline.quality.blocklist import Blocklists, list_path
 from corpus_pipeline.quality.corpus_measures import char_entropy, content_hash, vocab_coverage
 from corpus_pipeline.quality.reference_vocab import SHIPPED_LANGUAGES, shipped_path, vocabulary_for
@@ -45,6 +46,7 @@ SIGNAL_FIELDS: tuple[pa.Field, ...] = (
     *_family_fields(gopher.QUALITY_SIGNALS + gopher.REPETITION_SIGNALS, gopher.INT_SIGNALS),
     *_family_fields(c4.SIGNALS, c4.INT_SIGNALS),
     *_family_fields(fineweb.SIGNALS, frozenset()),
+    *_family_fields(spam.SIGNALS, spam.INT_SIGNALS),
     *(pa.field(name, kind) for name, kind in CORPUS_SIGNALS.items()),
     pa.field(CLASSIFIER_SIGNAL, pa.float32()),
 )
@@ -62,19 +64,21 @@ class LanguageContext:
 
 class QualityStage(DocumentStage):
     name = "quality"
-    input_columns = ("id", "text", "language", "url")
+    input_columns = ("id", "text", "language", "url", "domain")
 
     def __init__(self, config: QualityConfig | None = None):
         self.config = config or QualityConfig()
         # Built now, not per document: a missing list file or an unknown rule signal fails at once.
         self.blocklists = Blocklists(self.config.blocklists)
+        self.spam = spam.SpamSignals(self.config.spam)
         self.output_fields = (
             *SIGNAL_FIELDS,
             *(pa.field(name, pa.int32()) for name in self.blocklists.column_names),
             NOISE_FIELD,
         )
         known = {f.name for f in self.output_fields} - {NOISE_FIELD.name, "dup_content_hash"}
-        self.rules = KeepRules(self.config.rules, known)
+        by_domain = {domain: self.config.domain_rules(domain) for domain in self.config.rules_by_domain}
+        self.rules = KeepRules(self.config.rules, known, by_domain)
         self._classifier = None
         self._languages: dict[str | None, LanguageContext] = {}
 
@@ -82,7 +86,7 @@ class QualityStage(DocumentStage):
         """The config, and the content of every list, vocabulary and model file the stage reads:
         editing a blocklist or retraining the classifier must rerun the stage."""
         c = self.config
-        files = [list_path(b) for b in c.blocklists]
+        files = [list_path(b) for b in c.blocklists] + self.spam.files()
         files += [Path(p) for p in c.reference_vocabularies.values()]
         files += [shipped_path(lang) for lang in SHIPPED_LANGUAGES if lang not in c.reference_vocabularies]
         if c.classifier.model_path:
@@ -120,6 +124,7 @@ class QualityStage(DocumentStage):
         signals.update(gopher.repetition_signals(seg))
         signals.update(c4.signals(seg))
         signals.update(fineweb.signals(seg, context.short_line_chars))
+        signals.update(self.spam.signals(seg))
         signals["vocab_coverage"] = (
             vocab_coverage(text, seg.words, context.vocabulary, context.character_units, language)
             if context.vocabulary is not None
@@ -138,19 +143,19 @@ class QualityStage(DocumentStage):
 
         return self._classifier.score(classifier_tokens(text))
 
-    def verdict(self, signals: dict, language: str | None, text_chars: int) -> Verdict:
+    def verdict(self, signals: dict, language: str | None, text_chars: int, domain: str | None = None) -> Verdict:
         counts = [signals[name] for name in self.blocklists.column_names]
         blocked = self.blocklists.verdict(counts, text_chars)
         if blocked is not None:
             return Drop(*blocked)
-        return self.rules.verdict(signals, language)
+        return self.rules.verdict(signals, language, domain)
 
     def process(self, doc: dict, stats: StageStats) -> Verdict:
         text = doc.get("text") or ""
         language = doc.get("language")
         signals = self.signals(text, language, doc.get("url"))
         doc.update(signals)
-        verdict = self.verdict(signals, language, len(text))
+        verdict = self.verdict(signals, language, len(text), doc.get("domain"))
         if verdict is not None and retained_as_noise(doc["id"], self.config.noise_retention, self.config.noise_seed):
             doc[NOISE_FIELD.name] = True
             stats.count(STATS_GROUP, verdict.reason)

@@ -15,6 +15,7 @@ from corpus_pipeline.document import empty_document
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.quality import spam
 from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.stats import StageStats
 
@@ -46,10 +47,10 @@ def test_signal_columns_are_typed_and_prefixed():
     assert types["c4_policy_lines"] == pa.int32() and types["fineweb_list_ratio"] == pa.float32()
     assert types["dup_content_hash"] == pa.int64() and types["retained_noise"] == pa.bool_()
     assert types["blocklist_adult_domains"] == pa.int32() and types["quality_classifier_score"] == pa.float32()
-    prefixes = ("gopher_", "c4_", "fineweb_", "blocklist_")
+    prefixes = ("gopher_", "c4_", "fineweb_", "spam_", "blocklist_")
     others = {"vocab_coverage", "char_entropy", "dup_content_hash", "quality_classifier_score", "retained_noise"}
     assert all(name.startswith(prefixes) or name in others for name in types)
-    assert len(types) == 37  # 20 Gopher, 5 C4, 4 FineWeb, 3 corpus, classifier, 3 blocklists, noise flag
+    assert len(types) == 43  # 20 Gopher, 5 C4, 4 FineWeb, 6 spam, 3 corpus, classifier, 3 blocklists, noise flag
 
 
 def test_clean_english_and_chinese_are_kept_with_every_signal_filled():
@@ -59,7 +60,9 @@ def test_clean_english_and_chinese_are_kept_with_every_signal_filled():
         assert verdict is None, verdict
         assert doc["retained_noise"] is False and doc["vocab_coverage"] > 0.95
         missing = [f.name for f in stage.output_fields if doc[f.name] is None]
-        assert missing == ["quality_classifier_score"]  # no model configured
+        # No model configured; and the spam signals, which need a title line, 3+ term matches or
+        # 5+ lines, say nothing about these paragraphs (their first lines end in a full stop).
+        assert missing == [*spam.SIGNALS, "quality_classifier_score"]
     assert run(stage, CLEAN_EN, "en")[0]["char_entropy"] == pytest.approx(4.2, abs=0.3)
 
 

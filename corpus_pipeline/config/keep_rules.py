@@ -1,0 +1,164 @@
+"""Keep rules of the quality stage: the bounds on signals, their defaults, and the changes a
+document's domain makes to them (QualityConfig in filtering.py holds them)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from corpus_pipeline.config.base import Strict
+
+
+class SignalBounds(Strict):
+    """Keep a document when min <= signal <= max; an absent bound does not limit, and a signal that
+    is null for a document (no stop-word list for its language, say) does not decide either."""
+
+    min: float | None = None
+    max: float | None = None
+    enabled: bool = True
+
+
+class KeepRule(SignalBounds):
+    """One keep rule of the quality stage; its key in `QualityConfig.rules` is its drop reason.
+    `by_language` overrides, for documents of that language, the fields it sets (min, max, enabled)."""
+
+    signal: str
+    by_language: dict[str, SignalBounds] = Field(default_factory=dict)
+
+
+def _rule(signal: str, min: float | None = None, max: float | None = None, **by_language: dict) -> dict:
+    return {"signal": signal, "min": min, "max": max, "by_language": by_language}
+
+
+_CJK_OFF = {"zh": {"enabled": False}, "ja": {"enabled": False}}
+# The default keep rules, in the order they are checked (the first that fails names the drop).
+# English thresholds: Gopher (Rae et al. 2021, appendix A), C4 and FineWeb as published; zh/ja
+# bounds are on character units (quality/words.py), calibrated on People's Daily articles in
+# tests/quality/test_quality_realdata.py. Names are the signal names: what was out of bounds.
+DEFAULT_QUALITY_RULES: dict[str, dict] = {
+    "gopher_word_count": _rule("gopher_word_count", 50, 100_000, zh={"min": 80, "max": 200_000}, ja={"min": 80}),
+    # Korean is space-separated, but each Hangul block is a syllable: words run 2-3 blocks long.
+    "gopher_mean_word_length": _rule("gopher_mean_word_length", 3, 10, **_CJK_OFF, ko={"min": 1.5}),
+    "gopher_symbol_word_ratio": _rule("gopher_symbol_word_ratio", max=0.1),
+    "gopher_bullet_lines_frac": _rule("gopher_bullet_lines_frac", max=0.9),
+    "gopher_ellipsis_lines_frac": _rule("gopher_ellipsis_lines_frac", max=0.3),
+    "gopher_alpha_words_frac": _rule("gopher_alpha_words_frac", min=0.8),
+    "gopher_stop_words": _rule("gopher_stop_words", min=2),
+    "gopher_dup_line_frac": _rule("gopher_dup_line_frac", max=0.3),
+    "gopher_dup_para_frac": _rule("gopher_dup_para_frac", max=0.3),
+    "gopher_dup_line_char_frac": _rule("gopher_dup_line_char_frac", max=0.2),
+    "gopher_dup_para_char_frac": _rule("gopher_dup_para_char_frac", max=0.2),
+    **{
+        f"gopher_top_{n}gram_char_frac": _rule(f"gopher_top_{n}gram_char_frac", max=limit)
+        for n, limit in ((2, 0.20), (3, 0.18), (4, 0.16))
+    },
+    # Chinese/Japanese n-grams are of characters (a word is 1-3 of them), and news repeats names and
+    # set phrases (中华人民共和国): each zh/ja bound lies above the 99.5th percentile of the signal
+    # on People's Daily articles (dup 5-gram: 0.309, 10-gram: 0.188).
+    **{
+        f"gopher_dup_{n}gram_char_frac": _rule(
+            f"gopher_dup_{n}gram_char_frac", max=limit, zh={"max": cjk_limit}, ja={"max": cjk_limit}
+        )
+        for n, limit, cjk_limit in (
+            (5, 0.15, 0.35),
+            (6, 0.14, 0.32),
+            (7, 0.13, 0.29),
+            (8, 0.12, 0.26),
+            (9, 0.11, 0.23),
+            (10, 0.10, 0.20),
+        )
+    },
+    "c4_lorem_ipsum_lines": _rule("c4_lorem_ipsum_lines", max=0),
+    "c4_curly_bracket_lines": _rule("c4_curly_bracket_lines", max=0),
+    "fineweb_line_punct_ratio": _rule("fineweb_line_punct_ratio", min=0.12),
+    "fineweb_short_line_ratio": _rule("fineweb_short_line_ratio", max=0.67),
+    "fineweb_dup_line_char_ratio": _rule("fineweb_dup_line_char_ratio", max=0.01),
+    "fineweb_list_ratio": _rule("fineweb_list_ratio", max=0.3),
+    "quality_classifier_score": _rule("quality_classifier_score", min=0.5),
+    # Spam (quality/spam.py), calibrated on benchmarks/bench_spam.py's development set (ordinary
+    # People's Daily, ABC and web pages against spam generated from other such documents): a
+    # title naming a betting, gambling or adult term its body never names is hijacked;
+    "spam_title_hijack_terms": _rule("spam_title_hijack_terms", max=0),
+    # an SEO title repeats its keyword across its parts (`X_X价格_X排名`): of the titled ordinary
+    # documents (822 of the development set's two halves, 5,404 People's Daily and ABC pages) none
+    # passes 0.34, of the generated keyword-stuffed ones most reach 0.5 to 0.86;
+    "spam_title_self_repeat_frac": _rule("spam_title_self_repeat_frac", max=0.5),
+    # ordinary titles cover at most 0.30 of their body with their n-grams (99th percentile 0.15,
+    # the same documents), a page stuffed with them more;
+    "spam_title_repeat_frac": _rule("spam_title_repeat_frac", max=0.45),
+    # 5+ gambling/adult/brand terms at more than 10 per 1,000 characters: a People's Daily report
+    # on a slot-machine crackdown names 5 in 560 characters (8.9 per 1,000);
+    "spam_term_density": _rule("spam_term_density", max=10.0),
+    # half the lines addresses: a link farm; half the lines offers and contacts: an ads-only page.
+    "spam_link_line_frac": _rule("spam_link_line_frac", max=0.5),
+    "spam_ad_line_frac": _rule("spam_ad_line_frac", max=0.5),
+}
+
+
+def merge_rules(defaults: dict, given: dict) -> dict:
+    """`given` over `defaults`, key by key at every depth."""
+    merged = dict(defaults)
+    for key, value in given.items():
+        old = merged.get(key)
+        merged[key] = merge_rules(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+    return merged
+
+
+class KeepRulePatch(Strict):
+    """A domain's change to one keep rule: only the fields it sets, and not to null, replace the
+    rule's own (a bound is lifted with a far value or the rule turned off with `enabled: false`);
+    `by_language` merges language by language. A rule new to the domain must name its signal."""
+
+    signal: str | None = None
+    min: float | None = None
+    max: float | None = None
+    enabled: bool | None = None
+    by_language: dict[str, SignalBounds] | None = None
+
+
+_OFF = {"enabled": False}
+# Rule sets by a document's `domain` column: each domain's patches apply over `quality.rules`, and a
+# domain not listed (web, general, or none) is judged by `quality.rules` alone, as before.
+# Encyclopedia: on gensim's English Wikipedia articles (benchmarks/bench_spam_domains.py) the web
+# rules drop articles for their lists, tables and headings: short lines without a stop
+# (fineweb_line_punct_ratio, fineweb_short_line_ratio, fineweb_list_ratio, c4 is not a rule), and
+# the issue's Vietnamese date articles ("Ngày N tháng 3") fail gopher_alpha_words_frac on their
+# year numbers. Repetition, word count and blocklists stay: a stub or a copied list is still one.
+# News: headlines, datelines and bylines are short lines without a stop. Books: verse and dialogue.
+# Code: none of the prose rules mean anything on source code; repetition and size still do.
+DEFAULT_RULES_BY_DOMAIN: dict[str, dict[str, dict]] = {
+    "encyclopedia": {
+        "fineweb_line_punct_ratio": _OFF,
+        "fineweb_short_line_ratio": _OFF,
+        "fineweb_list_ratio": _OFF,
+        "gopher_bullet_lines_frac": _OFF,
+        "gopher_alpha_words_frac": {"min": 0.5},
+        "gopher_symbol_word_ratio": {"max": 0.3},
+        "spam_title_repeat_frac": _OFF,  # an article names its subject throughout
+    },
+    "news": {
+        "fineweb_line_punct_ratio": _OFF,
+        "fineweb_short_line_ratio": _OFF,
+    },
+    "books": {
+        "fineweb_line_punct_ratio": _OFF,
+        "fineweb_short_line_ratio": _OFF,
+        "gopher_ellipsis_lines_frac": _OFF,
+        "spam_title_repeat_frac": _OFF,
+    },
+    "code": {
+        name: _OFF
+        for name in (
+            "gopher_mean_word_length",
+            "gopher_symbol_word_ratio",
+            "gopher_bullet_lines_frac",
+            "gopher_alpha_words_frac",
+            "gopher_stop_words",
+            "c4_curly_bracket_lines",
+            "fineweb_line_punct_ratio",
+            "fineweb_short_line_ratio",
+            "fineweb_list_ratio",
+            "spam_title_repeat_frac",
+            "spam_link_line_frac",
+        )
+    },
+}

@@ -19,6 +19,10 @@ from corpus_pipeline.engine.registry import STAGES as REGISTRY
 from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS, MissingInputError, input_parts, read_success
 from corpus_pipeline.engine.task_output import REJECTED_DIR
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
+
+# The report reads local stage directories (a run on a store through its local copy, store_copy.py).
+LOCAL = Storage()
 
 # Directory and stage name of the stages that count documents, in pipeline order (the registry's).
 STAGES: tuple[tuple[str, str], ...] = tuple(
@@ -92,10 +96,10 @@ def kept_parts(stage: StageRun) -> list[Path]:
     this every fused quality histogram read "kept (0)")."""
     if not (stage.directory / SUCCESS).is_file():  # a directory of parts given as a stage (tests, tools)
         return sorted(stage.directory.glob("part-*.parquet"))
-    kept = read_success(stage.directory).get("kept", KEPT_HERE)
+    kept = read_success(stage.directory, LOCAL).get("kept", KEPT_HERE)
     directory = stage.directory if kept == KEPT_HERE else stage.directory.parent / kept
     try:
-        return [Path(part) for part in input_parts(directory)]
+        return [Path(part) for part in input_parts(directory, LOCAL)]
     except MissingInputError as error:
         raise ReportInputError(f"{stage.directory}: its kept documents are not readable: {error}") from None
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from corpus_pipeline.report.bars import MAX_BARS, Bars, ranked
 from corpus_pipeline.report.histogram import Histogram, histogram
-from corpus_pipeline.report.run_dir import ReportInputError, StageRun
+from corpus_pipeline.report.run_dir import LOCAL, ReportInputError, StageRun
 from corpus_pipeline.tokenize.manifest import ManifestError, read_manifest
 
 # Tokens counted per numpy call: bincount converts to intp, 8 bytes a token, so 16M tokens take
@@ -30,7 +30,7 @@ class TokenDistribution:
 
 def manifest_of(tokens: StageRun) -> dict:
     try:
-        return read_manifest(tokens.directory)
+        return read_manifest(tokens.directory, LOCAL)
     except ManifestError as error:
         raise ReportInputError(str(error)) from None
 

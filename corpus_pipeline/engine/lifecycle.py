@@ -114,11 +114,13 @@ def run_chain(
     source: list[str] | Location,
     outputs: list[Location],
     executor: Executor,
-    engine: EngineConfig,
+    engine: EngineConfig | None = None,
+    *,
     storage: Storage,
 ) -> list[StageResult]:
     """Run `stages` (a source stage first, reading the files `source`, or document stages reading
     the stage directory `source`) into `outputs`, one per stage, in one pass over each task."""
+    engine = engine or EngineConfig()
     inputs = list(source) if isinstance(source, list) else [source]
     for output in outputs:
         check_output_apart(output, inputs)

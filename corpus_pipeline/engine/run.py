@@ -110,7 +110,9 @@ def run_stage(name: str, source, output: Path, config: PipelineConfig, executor:
     if isinstance(stage, GlobalStage):
         return run_global(stage, _global_input(spec, source), location(output), executor, storage)
     outputs = [location(output)]
-    return run_chain([stage], _source_input(stage, source, outputs), outputs, executor, config.engine, storage)[0]
+    return run_chain([stage], _source_input(stage, source, outputs), outputs, executor, config.engine, storage=storage)[
+        0
+    ]
 
 
 def run_fused(
@@ -124,4 +126,6 @@ def run_fused(
     stages = [build_stage(spec, config) for spec in specs]
     outputs = [location(o) for o in outputs]
     storage = Storage(config.storage)
-    return run_chain(stages, _source_input(stages[0], source, outputs), outputs, executor, config.engine, storage)
+    return run_chain(
+        stages, _source_input(stages[0], source, outputs), outputs, executor, config.engine, storage=storage
+    )

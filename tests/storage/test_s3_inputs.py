@@ -72,7 +72,7 @@ def test_prefixes_and_key_globs_list_as_local_globs_do(s3_server, bucket):
     client = s3_server.client()
     for key in ("a/x.warc.gz", "a/b/y.warc.gz", "a/b/c/z.wet.gz", "a/notes.txt", "ab/w.warc.gz"):
         client.put_object(Bucket=bucket, Key=key, Body=b"-")
-    expand = expand_crawl_inputs
+    expand = partial(expand_crawl_inputs, storage=Storage())
     uri = f"s3://{bucket}/"
     assert expand([uri + "a"]) == [uri + k for k in ("a/b/c/z.wet.gz", "a/b/y.warc.gz", "a/x.warc.gz")]
     assert expand([uri + "a/*.warc.gz"]) == [uri + "a/x.warc.gz"]

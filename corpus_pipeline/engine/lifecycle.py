@@ -1,9 +1,12 @@
-"""The one lifecycle of every stage: guard the output, fingerprint, skip when done, work directory,
-run the tasks (resuming the finished ones), merge and check the counters, publish atomically.
+"""The one lifecycle of every stage: claim the output (guard and lock), fingerprint, skip when
+done, work directory, run the tasks (resuming the finished ones), merge and check the counters,
+publish atomically (schemas/stage_dir.md).
 
 `run_chain` runs a source or document stage and the document stages after it in one pass over each
-task (DESIGN.md: fused chains); `run_global` runs a stage that sees all documents at once (dedup,
-train-tokenizer, tokenize, crawl) through its `run(...)` hook. Both end in the same StageDir calls.
+task (a fused pass: each stage still writes its own directory); `run_global` runs a stage that sees
+all documents at once (dedup, train-tokenizer, tokenize, crawl, mix) through its `run(...)` hook.
+Both ask only the stage store's protocol (stage_dir.StageDir, object_stage.ObjectStageDir: the same
+calls), never which scheme an output has.
 """
 
 from __future__ import annotations

@@ -9,8 +9,16 @@ from pathlib import Path
 
 from corpus_pipeline.cli_options import add_config_options
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.stage_dir import Location, MissingInputError, location, read_stage_bytes, read_success
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.engine.registry import STAGES
+from corpus_pipeline.engine.stage_dir import (
+    Location,
+    MissingInputError,
+    child,
+    location,
+    read_stage_bytes,
+    read_success,
+)
+from corpus_pipeline.storage import Storage
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 # Text bytes per shard (before compression): ~80-120 MB files of zstd Parquet, well under the Hub's
@@ -35,8 +43,11 @@ def register(verbs) -> None:
 def _funnel(stage_dir: Location, storage: Storage) -> dict:
     """The figures of the stage and of the finished stages beside it (a run directory's), in order."""
     figures = {}
-    siblings = [] if is_object_uri(stage_dir) else sorted(p for p in Path(stage_dir).parent.iterdir() if p.is_dir())
-    for directory in siblings or [stage_dir]:
+    # The run's stages beside it, by the registry's directory names (a listing of the parent could
+    # be a whole home folder).
+    parent = location(str(stage_dir).rstrip("/").rpartition("/")[0] or ".")
+    siblings = [child(parent, spec.directory) for spec in STAGES if "{" not in spec.directory]
+    for directory in siblings if stage_dir in siblings else [stage_dir]:
         try:
             name = read_success(directory, storage).get("stage", Path(str(directory)).name)
             figures[name] = json.loads(read_stage_bytes(directory, "_stats.json", storage))

@@ -25,7 +25,8 @@ import pyarrow.parquet as pq
 from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.export.card import CardFigures
 from corpus_pipeline.export.documents import StageDocuments
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import local_path
 
 SUFFIXES = {"parquet": ".parquet", "jsonl": ".jsonl.zst"}
 DATA_DIR = "data"
@@ -37,18 +38,12 @@ class ExportOutputExists(ValueError):
 
 
 def refuse_existing(output: Location, storage: Storage) -> None:
-    if is_object_uri(output):
-        found = storage.list_under(str(output))
-        if found:
-            raise ExportOutputExists(f"{output}: not empty, it holds {found[0]} (export never overwrites)")
-        return
-    path = Path(output)
-    if path.is_file() or path.is_symlink():
+    kind = storage.kind(str(output))
+    if kind in ("file", "other"):
         raise ExportOutputExists(f"{output}: is a file (export writes a folder, and never overwrites)")
-    if path.is_dir():
-        inside = next(iter(sorted(path.iterdir())), None)
-        if inside is not None:
-            raise ExportOutputExists(f"{output}: not empty, it holds {inside} (export never overwrites)")
+    found = storage.entries_under(str(output)) if kind == "folder" else []
+    if found:
+        raise ExportOutputExists(f"{output}: not empty, it holds {found[0]} (export never overwrites)")
 
 
 def shard_name(number: int, shards: int, fmt: str) -> str:
@@ -118,7 +113,7 @@ def write_export(
     shards = max(1, math.ceil(documents.text_bytes / shard_bytes)) if documents.rows else 1
     per_shard = max(1, math.ceil(documents.rows / shards)) if documents.rows else 1
     shards = max(1, math.ceil(documents.rows / per_shard)) if documents.rows else 1
-    on_store = is_object_uri(output)
+    on_store = local_path(output) is None  # a store: each shard uploaded when done, the card last
     local_out = Path(output)
     scratch = Path(tempfile.mkdtemp(prefix=".export-", dir=None if on_store else _parent(local_out)))
     (scratch / DATA_DIR).mkdir()

@@ -5,20 +5,17 @@ that ran it, so the same input gives the same rejected ids anywhere."""
 from __future__ import annotations
 
 import glob
-import os
 
-from corpus_pipeline.storage import is_object_uri
+from corpus_pipeline.storage.locations import absolute
 
 
 def _base(argument: str, files: set[str]) -> str:
     """The folder or prefix that an argument's files are named from ("": a file, named by its name)."""
     if glob.escape(argument) != argument:  # a glob: from the folder before its first wildcard
         head = argument[: min(argument.find(c) for c in "*?[" if c in argument)]
-        base = head.rpartition("/")[0]
-        return base if is_object_uri(base) else os.path.abspath(base or ".")
-    if is_object_uri(argument):
-        return "" if argument in files else argument.rstrip("/")
-    return os.path.abspath(argument) if os.path.isdir(argument) else ""
+        return absolute(head.rpartition("/")[0] or ".")
+    where = absolute(argument)
+    return "" if where in files else where  # a file named, or a folder (prefix) of them
 
 
 def relative_names(arguments: list[str], files: list[str]) -> dict[str, str]:

@@ -18,7 +18,8 @@ from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.report.collect import RunFigures, collect
 from corpus_pipeline.report.html_page import render
 from corpus_pipeline.report.run_dir import ReportInputError
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import local_path
 
 __all__ = ["ReportInputError", "ReportResult", "default_output", "write_report"]
 
@@ -45,7 +46,7 @@ def _write_page(path: Path, page: str) -> None:
 def write_report(
     run_dir: Location, config: PipelineConfig, previous: Location | None = None, output: Path | None = None
 ) -> ReportResult:
-    if is_object_uri(run_dir):
+    if local_path(run_dir) is None:  # the report reads files in place (the shards memory-mapped)
         return _report_from_store(str(run_dir), config, previous, output)
     figures = collect(run_dir, config, previous)
     path = output or default_output(run_dir)
@@ -64,7 +65,7 @@ def _report_from_store(
         def local_copy(uri: str, folder: str) -> Path:  # named as the run: the page's title
             return copy_run(uri, Path(scratch) / folder / uri.rpartition("/")[2], storage)
 
-        before = local_copy(str(previous), "previous") if is_object_uri(previous) else previous
+        before = previous if previous is None or local_path(previous) else local_copy(str(previous), "previous")
         local = local_copy(run_dir, "run")
         figures = collect(local, config, before)
     # The page names the run and the corpus the gates read, not their copies.

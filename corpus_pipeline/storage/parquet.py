@@ -1,4 +1,4 @@
-"""Parquet files opened through `Storage`: a local path memory-mapped as before, an object streamed
+"""Parquet files opened through `Storage`: a local path memory-mapped, an object streamed
 by the retrying reader. pyarrow closes only a source it opened itself, so the object's stream is
 closed here."""
 

@@ -8,12 +8,13 @@ bucket's rows, sorted by id, to `write_bucket`, so one code writes the bytes of 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from corpus_pipeline.dedup.chain import DecisionColumns
-from corpus_pipeline.engine.task_output import TaskAttempt, task_done
+from corpus_pipeline.engine.task_output import TaskAttempt, commit_task, task_done
 from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.engine.tasks import split_verdicts, table_text_bytes
 from corpus_pipeline.stats import StageStats
@@ -28,6 +29,27 @@ def bucket_done(work: str, bucket: int, identity: str, storage: Storage) -> bool
     return task_done(work, part_name(bucket), identity, storage)
 
 
+def fill_bucket(
+    batches: Iterable[pa.RecordBatch | pa.Table], attempt: TaskAttempt, columns: DecisionColumns, schema: pa.Schema
+) -> dict[str, StageStats]:
+    """One bucket's documents, each with its decision (`columns.reason` null: kept), to the
+    attempt's files; its counters."""
+    stats = StageStats(STAGE_NAME, tasks=1)
+    out = attempt.stage(STAGE_NAME, schema, write_kept=True)
+    for batch in batches:
+        table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
+        stats.add_in(table.num_rows, table_text_bytes(table))
+        paragraphs = table.column(columns.paragraphs) if columns.paragraphs in table.column_names else None
+        if paragraphs is not None and pc.count(paragraphs).as_py():
+            stats.count("paragraph_dedup", "documents_cleaned", pc.count(paragraphs).as_py())
+            stats.count("paragraph_dedup", "paragraphs_removed", pc.sum(paragraphs).as_py())
+            characters = pc.sum(table.column(columns.characters)).as_py()
+            stats.count("paragraph_dedup", "characters_removed", characters)
+        split_verdicts(table, schema, table.column(columns.reason), table.column(columns.kept_id), stats, out)
+    stats.check_balanced()
+    return {STAGE_NAME: stats}
+
+
 def write_bucket(
     batches: Iterable[pa.RecordBatch | pa.Table],
     columns: DecisionColumns,
@@ -37,23 +59,7 @@ def write_bucket(
     identity: str,
     storage: Storage,
 ) -> None:
-    """One bucket's documents, each with its decision (`columns.reason` null: kept), to its files."""
-    stats = StageStats(STAGE_NAME, tasks=1)
-    attempt = TaskAttempt(work, part_name(bucket), identity, storage=storage)
-    try:
-        out = attempt.stage(STAGE_NAME, schema, write_kept=True)
-        for batch in batches:
-            table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
-            stats.add_in(table.num_rows, table_text_bytes(table))
-            paragraphs = table.column(columns.paragraphs) if columns.paragraphs in table.column_names else None
-            if paragraphs is not None and pc.count(paragraphs).as_py():
-                stats.count("paragraph_dedup", "documents_cleaned", pc.count(paragraphs).as_py())
-                stats.count("paragraph_dedup", "paragraphs_removed", pc.sum(paragraphs).as_py())
-                characters = pc.sum(table.column(columns.characters)).as_py()
-                stats.count("paragraph_dedup", "characters_removed", characters)
-            split_verdicts(table, schema, table.column(columns.reason), table.column(columns.kept_id), stats, out)
-        stats.check_balanced()
-        attempt.commit({STAGE_NAME: stats})
-    except BaseException:
-        attempt.abort()
-        raise
+    """One bucket committed as one task (the driver's path; Spark's: spark_write.commit_buckets)."""
+    commit_task(
+        work, part_name(bucket), identity, storage, partial(fill_bucket, batches, columns=columns, schema=schema)
+    )

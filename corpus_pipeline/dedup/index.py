@@ -111,6 +111,7 @@ def publish_to_index(
 ) -> Location:
     """Add the kept documents of a finished stage to the index (again: a no-op)."""
     from corpus_pipeline.engine.spark import SparkExecutor
+
     index_dir = location(index_dir)
     _check_settings(index_dir, config, storage)
     target = child(child(index_dir, PUBLISHED), read_success(stage_dir, storage)["fingerprint"][:32])
@@ -133,6 +134,7 @@ def read_index(index_dir: Location, config: DedupConfig, spark, storage: Storage
     """(id, exact_hash, signature, simhash) of every published document as a DataFrame, or None
     for an empty index."""
     from corpus_pipeline.engine.spark_read import read_parts
+
     parts = index_parts(index_dir, config, storage)
     return read_parts(spark, parts, INDEX_SCHEMA, storage) if parts else None
 

@@ -9,6 +9,7 @@ n fixed by the config or the input, so 4 or 13 input partitions give byte-identi
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,15 +17,15 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from corpus_pipeline.config import DedupConfig
-from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN, bucket_done, write_bucket
+from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN, fill_bucket
 from corpus_pipeline.dedup.chain import CLUSTER_FIELDS, DecisionColumns
 from corpus_pipeline.dedup.chain_job import dedup_decisions
-from corpus_pipeline.dedup.id_buckets import bucket_identity, row_order
+from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.index import read_index
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
 from corpus_pipeline.dedup.repeats import ID_COLLISION, SAME_TEXT, split_repeats
 from corpus_pipeline.engine.spark_read import read_parts
-from corpus_pipeline.engine.spark_write import batches_by_key
+from corpus_pipeline.engine.spark_write import commit_buckets
 from corpus_pipeline.storage import Storage
 
 _REASON, _KEPT = DecisionColumns.reason, DecisionColumns.kept_id
@@ -86,23 +87,12 @@ def decided_documents(
     return decided, DecisionColumns()
 
 
-_TASK_RESULT_SCHEMA = "task_id long, docs_in long"
-
-
 def write_spark_buckets(
     decided: DataFrame, columns: DecisionColumns, schema: pa.Schema, work: str, buckets: int, storage: Storage
 ) -> None:
     """Bucket = Murmur3(id) mod n, the hash Spark's own repartition(n, "id") uses, carried as a
     column: adaptive execution may coalesce shuffle partitions (4 became 1 on a small input), so a
-    partition number is never taken for a bucket. A partition writes each bucket it holds."""
-
-    def write(batches):
-        for bucket, group in batches_by_key(batches, BUCKET_COLUMN):
-            identity = bucket_identity(bucket, buckets)
-            if not bucket_done(work, bucket, identity, storage):
-                write_bucket(group, columns, schema, work, bucket, identity, storage)
-            yield pa.RecordBatch.from_pylist([{"task_id": bucket, "docs_in": sum(b.num_rows for b in group)}])
-
-    bucketed = decided.withColumn(BUCKET_COLUMN, F.pmod(F.hash("id"), F.lit(buckets)))
-    ordered = bucketed.repartition(buckets, "id").sortWithinPartitions(BUCKET_COLUMN, *row_order(decided.columns))
-    ordered.mapInArrow(write, _TASK_RESULT_SCHEMA).collect()
+    partition number is never taken for a bucket. A partition writes each bucket it holds, through
+    the one bucket commit of every Spark stage (engine/spark_write.commit_buckets)."""
+    fill = partial(fill_bucket, columns=columns, schema=schema)
+    commit_buckets(decided, work, buckets, storage, fill, row_order(decided.columns), column=BUCKET_COLUMN)

@@ -12,11 +12,12 @@ coalesces two buckets into one partition still commits them as two tasks.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpus_pipeline.engine.task_output import TaskAttempt, task_done
+from corpus_pipeline.engine.task_output import commit_task, task_done
 from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
@@ -25,38 +26,40 @@ _PART = "_part"
 _RESULT_SCHEMA = "part long, rows long"
 
 
-def write_parts(frame, work: str, stage: str, schema: pa.Schema, parts: int, storage: Storage, key: str = "id") -> None:
-    """Commit `frame`'s `schema` columns as `parts` tasks of `stage` into `work` (a global stage's
-    `work.task_target`); a part already committed (a resumed run) is not written again."""
+def commit_buckets(frame, work: str, parts: int, storage: Storage, fill, order: list[str], key: str = "id",
+                   column: str = _PART) -> None:  # fmt: skip
+    """Commit each bucket of `frame` (Murmur3(`key`) mod `parts`, carried as `column`) as one task
+    into `work`, its rows sorted by `order`: `fill(batches, attempt) -> {stage: counters}` writes
+    the task's files. A bucket already committed (a resumed run) is not written again."""
     from pyspark.sql import functions as F
 
     def write(batches) -> Iterator[pa.RecordBatch]:
-        for part, group in batches_by_key(batches, _PART):
+        for part, group in batches_by_key(batches, column):
             identity = f"{key} bucket {part} of {parts}"
             rows = sum(batch.num_rows for batch in group)
             if not task_done(work, part_name(part), identity, storage):
-                _commit_part(group, work, stage, schema, part, identity, storage)
+                commit_task(work, part_name(part), identity, storage, partial(fill, group))
             yield pa.RecordBatch.from_pylist([{"part": part, "rows": rows}])
 
-    numbered = frame.select(*schema.names, F.pmod(F.hash(key), F.lit(parts)).cast("int").alias(_PART))
-    ordered = numbered.repartition(parts, key).sortWithinPartitions(_PART, *schema.names)
+    numbered = frame.withColumn(column, F.pmod(F.hash(key), F.lit(parts)).cast("int"))
+    ordered = numbered.repartition(parts, key).sortWithinPartitions(column, *order)
     ordered.mapInArrow(write, _RESULT_SCHEMA).collect()
 
 
-def _commit_part(batches, work, stage, schema, part, identity, storage) -> None:
-    stats = StageStats(stage, tasks=1)
-    attempt = TaskAttempt(work, part_name(part), identity, storage=storage)
-    try:
+def write_parts(frame, work: str, stage: str, schema: pa.Schema, parts: int, storage: Storage, key: str = "id") -> None:
+    """Commit `frame`'s `schema` columns as `parts` tasks of `stage` into `work` (a global stage's
+    `work.task_target`), every row kept: the stage only moves them (its counters still balance)."""
+
+    def keep_all(batches, attempt) -> dict[str, StageStats]:
+        stats = StageStats(stage, tasks=1)
         out = attempt.stage(stage, schema, write_kept=True)
         for table in map(pa.Table.from_batches, ([batch] for batch in batches)):
-            # Every row is kept: the stage only moves them (its counters still balance).
             stats.add_in(table.num_rows, 0)
             stats.add_kept(table.num_rows, 0)
             out.keep(table.select(schema.names).cast(schema))
-        attempt.commit({stage: stats})
-    except BaseException:
-        attempt.abort()
-        raise
+        return {stage: stats}
+
+    commit_buckets(frame.select(*schema.names), work, parts, storage, keep_all, schema.names, key)
 
 
 def batches_by_key(batches, column: str) -> Iterator[tuple[int, list[pa.RecordBatch]]]:

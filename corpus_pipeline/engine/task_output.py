@@ -213,6 +213,19 @@ def commits_by_record(work: Path | str) -> bool:
     return is_object_uri(work)
 
 
+def commit_task(
+    work: Path | str, task_name: str, identity: str, storage: Storage | None, fill
+) -> dict[str, StageStats]:
+    """One task attempt from start to commit: `fill(attempt)` writes its files and returns its
+    counters per stage; a failure aborts the attempt, whose files never reach the stage."""
+    attempt = TaskAttempt(work, task_name, identity, storage)
+    try:
+        return attempt.commit(fill(attempt))
+    except BaseException:
+        attempt.abort()
+        raise
+
+
 def _storage_for(work: Path | str, storage: Storage | None) -> Storage | None:
     """A local work directory needs none; a commit area on a store needs the run's own (its
     endpoint and credentials), never a default."""

@@ -103,11 +103,11 @@ def test_object_parts_read_as_local_ones(spark, s3_server, bucket, tmp_path):
 def test_tokenize_counts_object_parts_on_spark_and_in_this_process(spark, s3_server, bucket, tmp_path):
     parts = write_parts(tmp_path / "in")[::2]  # the tokenize jobs read parts that have every column
     uris = upload(s3_server, bucket, parts, "docs")
-    expected = local_jobs.language_totals(parts, SCHEMA)
+    expected = local_jobs.language_totals(parts, SCHEMA, Storage())
     assert sum(docs for docs, _ in expected.values()) == 60
-    assert local_jobs.language_totals(uris, SCHEMA) == expected
+    assert local_jobs.language_totals(uris, SCHEMA, Storage()) == expected
     with executor_environment(spark, s3_server.environment()):
-        assert spark_jobs.language_totals(spark, uris, SCHEMA) == expected
+        assert spark_jobs.language_totals(spark, uris, SCHEMA, Storage()) == expected
 
 
 def index_rows_by_pyarrow(stage: Path, config: DedupConfig) -> list[dict]:

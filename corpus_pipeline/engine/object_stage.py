@@ -66,10 +66,6 @@ def commit_area(output: str, fingerprint: str) -> str:
     return join(output, f"{WORK}/{fingerprint[:16]}")
 
 
-def read_manifest(output: str, storage: Storage) -> dict | None:
-    return read_marker(output, storage)
-
-
 def upload_task(
     storage: Storage,
     area: str,
@@ -128,24 +124,24 @@ class ObjectStageDir(StageStore):
         return commit_area(self.output, self.fingerprint)
 
     def is_done(self) -> bool:
-        manifest = read_manifest(self.output, self.storage)
+        manifest = read_marker(self.output, self.storage)
         if manifest is None or manifest.get("fingerprint") != self.fingerprint:
             return False
         self._clean(manifest)  # a driver killed after the commit and before its cleanup
         return True
 
     def kept_here(self) -> bool:
-        return (read_manifest(self.output, self.storage) or {}).get("kept", KEPT_HERE) == KEPT_HERE
+        return (read_marker(self.output, self.storage) or {}).get("kept", KEPT_HERE) == KEPT_HERE
 
     def done_stats(self) -> StageStats:
-        return StageStats.from_dict(read_manifest(self.output, self.storage)["stats"])
+        return StageStats.from_dict(read_marker(self.output, self.storage)["stats"])
 
     def begin(self) -> ObjectWork:
         """The commit area, keeping this fingerprint's records (their tasks are reused); the records
         of another input or config are useless now."""
         mine = self.work + "/"
         others = [u for u in self.storage.list_under(join(self.output, WORK)) if not u.startswith(mine)]
-        self._discard(others, read_manifest(self.output, self.storage))
+        self._discard(others, read_marker(self.output, self.storage))
         return ObjectWork(self.output, self.fingerprint, self.storage)
 
     def _discard(self, work_objects: list[str], manifest: dict | None) -> None:
@@ -161,7 +157,7 @@ class ObjectStageDir(StageStore):
         """A stage refused after it began: the files its attempts named, then its commit area and
         its scratch directory, go (a rerun of the same config is refused again: nothing of it is
         reusable)."""
-        self._discard(self.storage.list_under(self.work), read_manifest(self.output, self.storage))
+        self._discard(self.storage.list_under(self.work), read_marker(self.output, self.storage))
         self.storage.delete_prefix(self.work)
         if work is not None:
             work.close()
@@ -258,7 +254,7 @@ class ObjectStageDir(StageStore):
         """The commit point: one PUT of the manifest. Before it, the objects of the output it
         replaces are listed in the commit area (a driver killed after the PUT still knows them);
         after it, they go, with the attempts that lost and the commit area."""
-        previous = read_manifest(self.output, self.storage)
+        previous = read_marker(self.output, self.storage)
         if previous is not None:
             retired = sorted(set(previous.get("files", {}).values()) - set(self._manifest["files"].values()))
             self.storage.put_bytes(join(self.work, RETIRED), json.dumps({"keys": retired}).encode())

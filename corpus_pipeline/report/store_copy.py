@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from corpus_pipeline.engine.object_stage import read_manifest
+from corpus_pipeline.engine.output_guard import read_marker
 from corpus_pipeline.engine.source_configs import SOURCES_DIR
 from corpus_pipeline.engine.stage_dir import SUCCESS, child
 from corpus_pipeline.report.run_dir import STAGES
@@ -23,7 +23,7 @@ from corpus_pipeline.storage import Storage
 
 def copy_stage(stage_uri: str, local: Path, storage: Storage) -> bool:
     """The files `stage_uri`'s manifest names, into `local`; False when the stage did not finish."""
-    manifest = read_manifest(stage_uri, storage)
+    manifest = read_marker(stage_uri, storage)
     if manifest is None:
         return False
     for relative, key in sorted(manifest.get("files", {}).items()):

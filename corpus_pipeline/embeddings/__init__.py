@@ -1,0 +1,1 @@
+"""Sentence embeddings: the encoder (encoder.py), and what is built on its vectors."""

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from corpus_pipeline.cli_options import add_config_options, add_many
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.stage_dir import location
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -52,7 +53,9 @@ def register(verbs, quality) -> None:
     train.set_defaults(handler=train_classifier_verb)
 
     gates = verbs.add_parser("gates", help="corpus-level quality gates over a run's final corpus")
-    gates.add_argument("run_dir", type=Path, help="runs/<run_id> (its last finished stage) or a stage directory")
+    gates.add_argument(
+        "run_dir", type=location, help="runs/<run_id> (its last finished stage) or a stage directory, local or s3://"
+    )
     gates.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     add_config_options(gates)
     gates.set_defaults(handler=gates_verb)
@@ -114,11 +117,10 @@ def _labelled(assignments: list[str], also_binary) -> dict[str, list[str]]:
 
 
 def gates_verb(args, config: PipelineConfig) -> int:
-    from corpus_pipeline.engine.stage_dir import location
     from corpus_pipeline.pipeline.gates import evaluate_gates
     from corpus_pipeline.storage import Storage
 
-    report = evaluate_gates(location(args.run_dir), config, Storage(config.storage))
+    report = evaluate_gates(args.run_dir, config, Storage(config.storage))
     print(report.format_table())
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True))

@@ -101,11 +101,11 @@ def test_generated_junk_is_dropped():
 
 @pytest.mark.realdata
 def test_drop_report_on_the_real_pages():
-    shared_data("dedup/web_docs.jsonl")
+    web_docs = shared_data("dedup/web_docs.jsonl")  # where CORPUS_TEST_DATA says, not the benchmarks' default
     sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
-    from quality_drop_report import WEB_DOCS, drop_report, format_report
+    from quality_drop_report import drop_report, format_report
 
-    with open(WEB_DOCS, encoding="utf-8") as lines:
+    with open(web_docs, encoding="utf-8") as lines:
         docs = [json.loads(line) for line in lines][:300]
     report = drop_report(docs, PipelineConfig(), examples=2, chars=120)
     print("\n" + format_report(report))

@@ -69,9 +69,7 @@ def test_a_source_that_overrides_blocklists_writes_its_blocklist_columns(tmp_pat
     words = tmp_path / "river_words.txt"
     words.write_text("the\nand\n", encoding="utf-8")  # in nearly every English document
     own_list = f"{{name: river_words, kind: keywords, path: '{words}', languages: [en], max_per_1000_chars: 1000.0}}"
-    sources = SOURCES.replace(
-        '"quality.rules.gopher_word_count.min=3"', f'"quality.blocklists=[{own_list}]"'
-    )
+    sources = SOURCES.replace('"quality.rules.gopher_word_count.min=3"', f'"quality.blocklists=[{own_list}]"')
     config = load_config(None, [sources])
     docs = [{**doc, "source": "wiki" if n % 2 else "web"} for n, doc in enumerate(real_documents(12, 0, 12))]
     documents = write_stage(tmp_path / "in", docs, parts=2)

@@ -10,9 +10,9 @@ switch gets its line from the next night); a night that ran also leaves its run 
 
 The switch of CURRENT is the commit point. The index is brought up to date right after it and
 again at the start of every night, before the night decides whether anything is new (an increment
-the index holds is not added again), so a crash between the two is repaired, and the index never holds documents CURRENT does not: were it updated
-first, a crash before the switch would make the retried night drop its own documents as already
-published.
+the index holds is not added again), so a crash between the two is repaired, and the index never
+holds documents CURRENT does not: were it updated first, a crash before the switch would make the
+retried night drop its own documents as already published.
 
 With data_root on a store (`s3://bucket/prefix`) the same code runs: a snapshot names the run's
 objects where they are instead of linking them (pipeline/snapshots.py) and CURRENT is a pointer
@@ -41,6 +41,7 @@ from corpus_pipeline.pipeline.input_files import list_crawl_files
 from corpus_pipeline.pipeline.preflight import check_config
 from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.storage import is_object_uri
 from corpus_pipeline.storage.locks import LockHeld, hold
 
 Log = Callable[[str], None]
@@ -71,6 +72,11 @@ class NightlyLayout:
     @property
     def incoming(self) -> Location:
         return child(self.data_root, "incoming")
+
+    @property
+    def mix_encoded(self) -> Location:
+        """Mix's encoded tasks, kept from night to night (mix/encoded_cache.py): a local data_root only."""
+        return child(self.data_root, "nightly/mix_encoded")
 
 
 def new_inputs(files: list[str], processed: set[str], storage: Storage) -> dict[str, str]:
@@ -245,11 +251,17 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
     # Without a given tokenizer, every night after the first reuses the published one, so the
     # increments of a snapshot share one vocabulary.
     tokenizer = location(given) if given else (current.tokenizer if current is not None else None)
+    # With mix targets, the night's shards are a mix of the whole published corpus: every
+    # increment's documents with the night's, each encoded once (on a store, every night: mix
+    # keeps its encoded tasks on a local file system only).
+    remix = config.mix.builds_the_shards and current is not None
     plan = replace(
         RunPlan.from_config(config.model_copy(update={"run_id": run_id}), runner),
         tokenizer=tokenizer,
         index_dir=layout.index,
         previous_run=_previous_run(config, current),
+        published_documents=tuple(location(d) for d in current.document_dirs()) if remix else (),
+        mix_encoded_cache=None if is_object_uri(layout.mix_encoded) else layout.mix_encoded,
     )
     if plan.sources:
         section["new_inputs_by_source"] = {name: len(files) for name, files in by_source.items()}
@@ -282,7 +294,7 @@ def _publish(config, layout: NightlyLayout, current, run_id: str, context, input
     from corpus_pipeline.pipeline.snapshots import Increment, publish_snapshot, retire_old_snapshots
 
     storage = Storage(config.storage)
-    increment = Increment(run_id, context.documents, context.tokens, inputs)
+    increment = Increment(run_id, context.documents, context.tokens, inputs, config.mix.builds_the_shards)
     snapshot = publish_snapshot(layout.corpus, current, increment, storage)
     publish_to_index(snapshot.document_dirs()[-1], layout.index, config.dedup, context.executor, storage)
     return snapshot, retire_old_snapshots(layout.corpus, config.nightly.keep_snapshots, storage)

@@ -14,6 +14,11 @@ the index holds is not added again), so a crash between the two is repaired, and
 holds documents CURRENT does not: were it updated first, a crash before the switch would make the
 retried night drop its own documents as already published.
 
+With mix targets the night's mix reads every published increment's documents besides the night's
+own, so the published shards are a mix of the whole corpus to the targets, and a night without new
+documents in a targeted group publishes like any other; mix keeps its encoded tasks in
+`<data_root>/nightly/mix_encoded/`, so a document is encoded the night it arrives only.
+
 With data_root on a store (`s3://bucket/prefix`) the same code runs: a snapshot names the run's
 objects where they are instead of linking them (pipeline/snapshots.py) and CURRENT is a pointer
 object; the history is rewritten whole each night; the index is `<data_root>/index/`
@@ -41,8 +46,8 @@ from corpus_pipeline.pipeline.input_files import list_crawl_files
 from corpus_pipeline.pipeline.preflight import check_config
 from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
 from corpus_pipeline.storage import Storage
-from corpus_pipeline.storage.storage import is_object_uri
 from corpus_pipeline.storage.locks import LockHeld, hold
+from corpus_pipeline.storage.storage import is_object_uri
 
 Log = Callable[[str], None]
 

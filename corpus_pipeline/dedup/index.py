@@ -148,9 +148,11 @@ def index_folder(stage_dir: Location, index_dir: Location, storage: Storage) -> 
     return child(child(location(index_dir), PUBLISHED), read_success(stage_dir, storage)["fingerprint"][:32])
 
 
-def holds(index_dir: Location, stage_dir: Location, storage: Storage) -> bool:
-    """Whether the index holds that stage's documents already (complete: a folder being written does not)."""
-    return index_folder(stage_dir, index_dir, storage) in published_folders(location(index_dir), storage)
+def missing_from_index(index_dir: Location, stage_dirs: list[Location], storage: Storage) -> list[Location]:
+    """The stages whose documents the index does not hold complete (a folder being written does
+    not count), in one listing of the index."""
+    present = set(published_folders(location(index_dir), storage))
+    return [stage for stage in stage_dirs if index_folder(stage, index_dir, storage) not in present]
 
 
 def publish_to_index(

@@ -199,10 +199,10 @@ def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Lo
 def _repair_index(config: PipelineConfig, runner: str, layout: NightlyLayout, current, storage: Storage) -> list[str]:
     """The increments of CURRENT the index lacks (a night killed between its switch of CURRENT and
     its index update), added; an executor (Spark, under `--runner spark`) only when one lacks."""
-    from corpus_pipeline.dedup.index import holds, publish_to_index
+    from corpus_pipeline.dedup.index import missing_from_index, publish_to_index
     from corpus_pipeline.engine.run import make_executor
 
-    missing = [documents for documents in current.document_dirs() if not holds(layout.index, documents, storage)]
+    missing = missing_from_index(layout.index, current.document_dirs(), storage)
     if missing:
         executor = make_executor(config, runner)
         for documents in missing:

@@ -6,7 +6,8 @@ hashes, MinHash signatures and SimHash fingerprints. Signatures rather than band
 bytes per document at 128 permutations (the fingerprint adds 8), and they let a match against the
 index be verified by estimated Jaccard like any other pair. A `settings.json` records what the
 signatures depend on; a run with other settings is refused.
-Updated only by `publish_to_index`, which the orchestration calls when a snapshot is published. Each
+Updated only by `publish_to_index`, which the orchestration calls when a snapshot is published (on
+Spark, or in this process under `--runner local`: the same parts, no JVM). Each
 folder is a stage directory written through the engine's one lifecycle (run_global: a hidden work
 directory renamed into place, or on a store a `_SUCCESS` manifest written last), so the index may
 live on `s3://` too, and a folder is read only once complete.
@@ -15,16 +16,22 @@ live on `s3://` too, and a folder is read only once complete.
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
+from corpus_pipeline.dedup.id_buckets import bucket_identity, id_bucket
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.layout import WORK
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage, run_global
 from corpus_pipeline.engine.stage_dir import SUCCESS, Location, child, input_parts, location, read_success
+from corpus_pipeline.engine.task_output import commit_task, task_done
+from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.parquet import open_parquet
 
 INDEX_ID_PREFIX = "index:"
 PUBLISHED = "published"
@@ -88,34 +95,75 @@ class IndexPublishStage(GlobalStage):
         return json.dumps(index_settings(self.config), sort_keys=True)
 
     def run(self, input_dir: Location, work, executor: Executor) -> dict:
+        parts = [str(part) for part in input_parts(input_dir, work.storage)]
+        if parts and executor.distributed:
+            self._sign_on_spark(parts, work, executor.session())
+        elif parts:
+            self._sign_in_process(parts, work)
+        return {}
+
+    def _sign_on_spark(self, parts: list[str], work, spark) -> None:
         from pyspark.sql import functions as F
 
         from corpus_pipeline.engine.spark import spark_schema
         from corpus_pipeline.engine.spark_read import read_parts
         from corpus_pipeline.engine.spark_write import write_parts
 
-        parts = [str(part) for part in input_parts(input_dir, work.storage)]
-        if parts:
-            docs = read_parts(executor.session(), parts, DOCUMENT_SCHEMA, work.storage, _SIGNED_COLUMNS)
-            config = self.config
-            signed = docs.mapInArrow(
-                lambda batches: (signature_batch(b, config) for b in batches), spark_schema(SIGNATURE_SCHEMA)
-            )
-            prefixed = signed.withColumn("id", F.concat(F.lit(INDEX_ID_PREFIX), "id"))
-            write_parts(prefixed, work.task_target, self.name, INDEX_SCHEMA, len(parts), work.storage)
-        return {}
+        docs = read_parts(spark, parts, DOCUMENT_SCHEMA, work.storage, _SIGNED_COLUMNS)
+        config = self.config
+        signed = docs.mapInArrow(
+            lambda batches: (signature_batch(b, config) for b in batches), spark_schema(SIGNATURE_SCHEMA)
+        )
+        prefixed = signed.withColumn("id", F.concat(F.lit(INDEX_ID_PREFIX), "id"))
+        write_parts(prefixed, work.task_target, self.name, INDEX_SCHEMA, len(parts), work.storage)
+
+    def _sign_in_process(self, parts: list[str], work) -> None:
+        """The Spark job's parts without a JVM (`--runner local`): the same buckets (Spark's hash of
+        the prefixed id, one per input part), each sorted by every column, committed as its task."""
+        from corpus_pipeline.engine.spark_write import keep_all
+
+        signed = []
+        for part in parts:
+            with open_parquet(work.storage, part) as parquet:
+                for batch in parquet.iter_batches(columns=_SIGNED_COLUMNS):
+                    signed.append(
+                        pa.Table.from_batches([signature_batch(batch, self.config)]).select(INDEX_SCHEMA.names)
+                    )
+        table = pa.concat_tables(signed).cast(INDEX_SCHEMA)
+        ids = [INDEX_ID_PREFIX + doc_id for doc_id in table.column("id").to_pylist()]
+        table = table.set_column(0, INDEX_SCHEMA.field("id"), pa.array(ids, pa.string()))
+        buckets = pa.array([id_bucket(doc_id, len(parts)) for doc_id in ids], pa.int32())
+        fill = partial(keep_all, stage=self.name, schema=INDEX_SCHEMA)
+        for bucket in sorted(set(buckets.to_pylist())):
+            identity = bucket_identity(bucket, len(parts))
+            if not task_done(work.task_target, part_name(bucket), identity, work.storage):
+                rows = table.filter(pc.equal(buckets, bucket)).sort_by(
+                    [(name, "ascending") for name in INDEX_SCHEMA.names]
+                )
+                commit_task(work.task_target, part_name(bucket), identity, work.storage, partial(fill, [rows]))
+
+
+def index_folder(stage_dir: Location, index_dir: Location, storage: Storage) -> Location:
+    """Where the index holds a finished stage's documents: a folder named by its fingerprint."""
+    return child(child(location(index_dir), PUBLISHED), read_success(stage_dir, storage)["fingerprint"][:32])
+
+
+def missing_from_index(index_dir: Location, stage_dirs: list[Location], storage: Storage) -> list[Location]:
+    """The stages whose documents the index does not hold complete (a folder being written does
+    not count), in one listing of the index."""
+    present = set(published_folders(location(index_dir), storage))
+    return [stage for stage in stage_dirs if index_folder(stage, index_dir, storage) not in present]
 
 
 def publish_to_index(
-    stage_dir: Location, index_dir: Location, config: DedupConfig, spark, storage: Storage
+    stage_dir: Location, index_dir: Location, config: DedupConfig, executor: Executor, storage: Storage
 ) -> Location:
-    """Add the kept documents of a finished stage to the index (again: a no-op)."""
-    from corpus_pipeline.engine.spark import SparkExecutor
-
+    """Add the kept documents of a finished stage to the index (again: a no-op). A local executor
+    signs them in this process; a Spark one on the cluster."""
     index_dir = location(index_dir)
     _check_settings(index_dir, config, storage)
-    target = child(child(index_dir, PUBLISHED), read_success(stage_dir, storage)["fingerprint"][:32])
-    return run_global(IndexPublishStage(config), location(stage_dir), target, SparkExecutor(spark), storage).output
+    target = index_folder(stage_dir, index_dir, storage)
+    return run_global(IndexPublishStage(config), location(stage_dir), target, executor, storage).output
 
 
 def index_identity(index_dir: Location | None, storage: Storage) -> list[str]:

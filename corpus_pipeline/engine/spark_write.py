@@ -49,17 +49,21 @@ def commit_buckets(frame, work: str, parts: int, storage: Storage, fill, order: 
 def write_parts(frame, work: str, stage: str, schema: pa.Schema, parts: int, storage: Storage, key: str = "id") -> None:
     """Commit `frame`'s `schema` columns as `parts` tasks of `stage` into `work` (a global stage's
     `work.task_target`), every row kept: the stage only moves them (its counters still balance)."""
+    fill = partial(keep_all, stage=stage, schema=schema)
+    commit_buckets(frame.select(*schema.names), work, parts, storage, fill, schema.names, key)
 
-    def keep_all(batches, attempt) -> dict[str, StageStats]:
-        stats = StageStats(stage, tasks=1)
-        out = attempt.stage(stage, schema, write_kept=True)
-        for table in map(pa.Table.from_batches, ([batch] for batch in batches)):
-            stats.add_in(table.num_rows, 0)
-            stats.add_kept(table.num_rows, 0)
-            out.keep(table.select(schema.names).cast(schema))
-        return {stage: stats}
 
-    commit_buckets(frame.select(*schema.names), work, parts, storage, keep_all, schema.names, key)
+def keep_all(batches, attempt, stage: str, schema: pa.Schema) -> dict[str, StageStats]:
+    """A task's rows written as `stage`'s kept rows in `schema` (write_parts' fill; a driver's path
+    that writes the same parts commits its buckets with it too)."""
+    stats = StageStats(stage, tasks=1)
+    out = attempt.stage(stage, schema, write_kept=True)
+    for batch in batches:
+        table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
+        stats.add_in(table.num_rows, 0)
+        stats.add_kept(table.num_rows, 0)
+        out.keep(table.select(schema.names).cast(schema))
+    return {stage: stats}
 
 
 def batches_by_key(batches, column: str) -> Iterator[tuple[int, list[pa.RecordBatch]]]:

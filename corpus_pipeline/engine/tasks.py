@@ -126,9 +126,12 @@ def run_chain_task(chain: Chain, task: Task) -> dict[str, StageStats]:
         return {}
     started = time.perf_counter()
     stages: list = ([chain.source] if chain.source else []) + list(chain.stages)
-    for stage in stages:
-        stage.setup()
     stats = {stage.name: StageStats(stage.name, tasks=1) for stage in stages}
+    for stage in stages:
+        # Each stage's setup (a model load: seconds) is its own time, not the first stage's.
+        setup_started = time.perf_counter()
+        stage.setup()
+        stats[stage.name].seconds += time.perf_counter() - setup_started
     attempt = TaskAttempt(chain.work, task.name, task.identity, chain.storage, dict(chain.outputs))
     try:
         # With a source, schemas[i] is what stage i writes; without, schemas[0] is the input's.
@@ -143,18 +146,17 @@ def run_chain_task(chain: Chain, task: Task) -> dict[str, StageStats]:
             outs, written = outs[1:], written[1:]
         else:
             tables = _part_tables(task, chain.schemas[0], chain.storage)
-        stage_seconds = 0.0
         for table in tables:
             for stage, schema, out in zip(chain.stages, written, outs, strict=True):
                 if table.num_rows == 0:
                     break
                 stage_started = time.perf_counter()
                 table = apply_stage(stage, table, schema, stats[stage.name], out)
-                elapsed = time.perf_counter() - stage_started
-                stats[stage.name].seconds += elapsed
-                stage_seconds += elapsed
+                stats[stage.name].seconds += time.perf_counter() - stage_started
         if chain.source is not None:
-            stats[chain.source.name].seconds = time.perf_counter() - started - stage_seconds
+            # The source's reading is interleaved with the stages' work: the rest of the task's time.
+            others = sum(stats[stage.name].seconds for stage in chain.stages)
+            stats[chain.source.name].seconds = time.perf_counter() - started - others
         for counters in stats.values():
             counters.check_balanced()
             counters.task_seconds = counters.seconds

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from corpus_pipeline.config import EngineConfig, StorageConfig, TokenizeConfig
 from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR, distribute
+from corpus_pipeline.mix import encoded_cache
 from corpus_pipeline.mix.corpus import DOCUMENTS_FILE, encode_tasks, read_documents, write_documents, write_left_out
 from corpus_pipeline.mix.encode_part import ENCODED_DIR, EncodeJob, encode_part, encoded_summary
 from corpus_pipeline.mix.plan import MixPlan, percent, plan_mix
@@ -53,11 +55,15 @@ class MixStage(GlobalStage):
         engine: EngineConfig | None = None,
         storage: StorageConfig | None = None,
         tokenizer: Path | None = None,
+        encoded_cache: Path | None = None,
     ):
         self.config = config or MixConfig()
         self.tokenize = tokenize or TokenizeConfig()
         self.engine = engine or EngineConfig()
         self.tokenizer, self.tokenizer_sha = resolve_tokenizer(STAGE, tokenizer, Storage(storage))
+        # Encoded tasks kept across runs (encoded_cache.py): not in the fingerprint, since the
+        # output is the same with or without it.
+        self.encoded_cache = Path(encoded_cache) if encoded_cache is not None else None
 
     def config_fingerprint(self) -> str:
         # engine.task_rows only cuts the first pass into tasks: the output does not depend on it.
@@ -86,11 +92,6 @@ class MixStage(GlobalStage):
         options = {c: _WEIGHT_OPTIONS.get(c, "mix.quality_tiers") for c in weights}
         tasks = encode_tasks(inputs, self.engine.task_rows, options, storage)
         _distribute_committed(work)
-        todo = [t for t in tasks if (encoded_summary(work, t.name) or {}).get("identity") != t.identity]
-        threads = None
-        if executor.distributed:
-            cores = executor.session().sparkContext.defaultParallelism
-            threads = self.tokenize.threads_per_task or threads_per_task(cores, len(todo))
         job = EncodeJob(
             work=str(work),
             tokenizer_path=str(vocabulary.path),
@@ -100,15 +101,27 @@ class MixStage(GlobalStage):
             batch_chars=self.tokenize.batch_chars,
             seed=self.config.seed,
             weights=tuple(weights.items()),
-            threads=threads,
+            threads=None,
         )
+        todo = [t for t in tasks if (encoded_summary(work, t.name) or {}).get("identity") != t.identity]
+        cached = set()
+        if self.encoded_cache is not None:
+            cached = {t.name for t in todo if encoded_cache.restore(self.encoded_cache, job, t, work)}
+            todo = [t for t in todo if t.name not in cached]
+        if executor.distributed:
+            cores = executor.session().sparkContext.defaultParallelism
+            job = replace(job, threads=self.tokenize.threads_per_task or threads_per_task(cores, len(todo)))
         executor.map_tasks(partial(encode_part, job), todo, "mix: encode")
         _distribute_committed(work)
+        if self.encoded_cache is not None:
+            for task in tasks:
+                if task.name not in cached:
+                    encoded_cache.keep(self.encoded_cache, job, task, work)
         table, docs = read_documents(work, tasks, self.config.by)
         # MixTargetsError, a refusal: the lifecycle removes the work, leaving nothing behind.
         plan = plan_mix(self.config, docs, vocabulary.dtype.itemsize, self.tokenize.shard_bytes)
         write_documents(work / DOCUMENTS_FILE, table, plan)
-        self._write_stats(work, tasks, table, plan)
+        self._write_stats(work, tasks, cached, table, plan)
         shard_tasks = write_plan(work, table, plan, self.tokenize.prefix)
         todo = [t for t in shard_tasks if (shard_summary(work, t.name) or {}).get("identity") != t.identity]
         shard_job = ShardJob(str(work), vocabulary.dtype.name, vocabulary.eod_id, tuple(t.name for t in tasks))
@@ -117,14 +130,19 @@ class MixStage(GlobalStage):
         self._finishing = (vocabulary, plan, [t.name for t in shard_tasks])
         return {"inputs": [str(path) for path in inputs]}
 
-    def _write_stats(self, work: Path, tasks, table, plan: MixPlan) -> None:
+    def _write_stats(self, work: Path, tasks, cached: set[str], table, plan: MixPlan) -> None:
         stats = StageStats(STAGE, tasks=len(tasks))
         for task in tasks:
             summary = encoded_summary(work, task.name)
             stats.add_in(summary["docs_in"], summary["bytes_in"])
+            # Which documents this stage encoded and which it took encoded from mix's cache.
+            stats.count(
+                "encoding", "cached_documents" if task.name in cached else "encoded_documents", summary["docs_in"]
+            )
             if summary[EMPTY_TEXT]:
                 stats.count_dropped(EMPTY_TEXT, summary[EMPTY_TEXT])
-            stats.task_seconds += summary["seconds"]
+            if task.name not in cached:  # (a cached task's seconds were spent the night it was encoded)
+                stats.task_seconds += summary["seconds"]
             for repair, count in summary["repairs"].items():
                 stats.count("repairs", repair, count)
         write_left_out(work, table, plan, stats)

@@ -25,6 +25,11 @@ class RunPlan:
     tokenizer: Location | None = None  # None: train one on the run's corpus
     index_dir: Path | None = None  # dedup against this cross-snapshot index too
     previous_run: Location | None = None  # the run the report measures drift against
+    # The nightly's published increments (their document stages): mix re-mixes them with the run's
+    # documents, so the shards are of the whole published corpus; and where mix keeps its encoded
+    # tasks across runs (mix/encoded_cache.py), so each published document is encoded once.
+    published_documents: tuple[Location, ...] = ()
+    mix_encoded_cache: Path | None = None
     datasets: tuple[str, ...] = ()  # files for `ingest` (a source of an ingest kind)
     # pipeline.sources, each run up to dedup by its own plan (`for_source`); empty: this plan's
     # inputs or seeds are the one source, in the run's own stage directories.

@@ -5,13 +5,19 @@ snapshot does not hold yet, run the whole pipeline on them in `<data_root>/runs/
 (the hash of the new files, so a rerun after a crash resumes that run) with dedup against the
 cross-snapshot index, and publish only if every gate passed: a new snapshot, CURRENT switched to
 it, the index updated, old snapshots retired. Every night appends one line to
-`<data_root>/nightly/history.jsonl`; a night that ran also leaves its run record.
+`<data_root>/nightly/history.jsonl`, and every published snapshot has one (a night killed after its
+switch gets its line from the next night); a night that ran also leaves its run record.
 
 The switch of CURRENT is the commit point. The index is brought up to date right after it and
-again at the start of every night (adding a published increment twice is a no-op), so a crash
-between the two is repaired, and the index never holds documents CURRENT does not: were it updated
-first, a crash before the switch would make the retried night drop its own documents as already
-published.
+again at the start of every night, before the night decides whether anything is new (an increment
+the index holds is not added again), so a crash between the two is repaired, and the index never
+holds documents CURRENT does not: were it updated first, a crash before the switch would make the
+retried night drop its own documents as already published.
+
+With mix targets the night's mix reads every published increment's documents besides the night's
+own, so the published shards are a mix of the whole corpus to the targets, and a night without new
+documents in a targeted group publishes like any other; mix keeps its encoded tasks in
+`<data_root>/nightly/mix_encoded/`, so a document is encoded the night it arrives only.
 
 With data_root on a store (`s3://bucket/prefix`) the same code runs: a snapshot names the run's
 objects where they are instead of linking them (pipeline/snapshots.py) and CURRENT is a pointer
@@ -41,6 +47,7 @@ from corpus_pipeline.pipeline.preflight import check_config
 from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locks import LockHeld, hold
+from corpus_pipeline.storage.storage import is_object_uri
 
 Log = Callable[[str], None]
 
@@ -70,6 +77,11 @@ class NightlyLayout:
     @property
     def incoming(self) -> Location:
         return child(self.data_root, "incoming")
+
+    @property
+    def mix_encoded(self) -> Location:
+        """Mix's encoded tasks, kept from night to night (mix/encoded_cache.py): a local data_root only."""
+        return child(self.data_root, "nightly/mix_encoded")
 
 
 def new_inputs(files: list[str], processed: set[str], storage: Storage) -> dict[str, str]:
@@ -168,6 +180,11 @@ def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Lo
     check_config(config)  # before the index repair: a bad tokenizer or eval set is exit 2, nothing done
     storage = Storage(config.storage)
     current = current_snapshot(layout, storage)
+    if current is not None:  # repaired before anything is decided: a night with nothing new too
+        repaired = _repair_index(config, runner, layout, current, storage)
+        if repaired:
+            entry["index_repaired"] = repaired
+        _record_unrecorded_publish(layout, current, storage)
     processed = current.processed_inputs() if current else set()
     by_source = _source_files(config, layout)
     new = {name: found for name, files in by_source.items() if (found := new_inputs(files, processed, storage))}
@@ -179,6 +196,43 @@ def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Lo
     return _process(_night_config(config, new), runner, layout, current, new, log, entry)
 
 
+def _repair_index(config: PipelineConfig, runner: str, layout: NightlyLayout, current, storage: Storage) -> list[str]:
+    """The increments of CURRENT the index lacks (a night killed between its switch of CURRENT and
+    its index update), added; an executor (Spark, under `--runner spark`) only when one lacks."""
+    from corpus_pipeline.dedup.index import missing_from_index, publish_to_index
+    from corpus_pipeline.engine.run import make_executor
+
+    missing = missing_from_index(layout.index, current.document_dirs(), storage)
+    if missing:
+        executor = make_executor(config, runner)
+        for documents in missing:
+            publish_to_index(documents, layout.index, config.dedup, executor, storage)
+    return [str(documents) for documents in missing]
+
+
+def _record_unrecorded_publish(layout: NightlyLayout, current, storage: Storage) -> None:
+    """CURRENT's history line, when the night that published it was killed before writing it: every
+    published snapshot has its line (this one's says when it was published and that it is late)."""
+    try:
+        lines = storage.read_bytes(str(layout.history)).decode("utf-8").splitlines()
+    except FileNotFoundError:
+        lines = []
+    if any(json.loads(line).get("snapshot") == current.name for line in lines if line.strip()):
+        return
+    info = current.info
+    entry = {
+        "run_id": info["increments"][-1]["run_id"],
+        "previous_snapshot": info["previous"],
+        "status": "published",
+        "snapshot": current.name,
+        "documents": info["documents"],
+        "tokens": info["tokens"],
+        "published_at": info["published_at"],
+        "recorded_late": f"{utc_now()}: the night that published it ended before writing this line",
+    }
+    _append_history(layout, json.dumps(entry, ensure_ascii=False) + "\n", storage)
+
+
 def _previous_run(config: PipelineConfig, current) -> Location | None:
     """The run that made the published snapshot's latest increment: the report's drift baseline."""
     if current is None or not current.info["increments"]:
@@ -188,8 +242,7 @@ def _previous_run(config: PipelineConfig, current) -> Location | None:
 
 
 def _process(config, runner, layout: NightlyLayout, current, by_source: dict, log: Log, entry: dict) -> int:
-    # Imported here: a night that finds the lock taken or nothing new exits without loading Spark.
-    from corpus_pipeline.engine.session import get_spark
+    # Imported here: a night that finds the lock taken or nothing new exits without loading them.
     from corpus_pipeline.pipeline.console import run_summary
     from corpus_pipeline.pipeline.context import RunPlan
     from corpus_pipeline.pipeline.runner import GATE_FAILED, run_pipeline
@@ -199,22 +252,21 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
     run_id = "nightly-" + hashlib.sha256("\n".join(sorted(new)).encode()).hexdigest()[:12]
     section = {"new_inputs": len(new), "previous_snapshot": current.name if current else None}
     entry.update(run_id=run_id, **section)
-    spark = get_spark(config.spark)
-    if current is not None:
-        # Repair a crash between an earlier switch of CURRENT and its index update.
-        from corpus_pipeline.dedup.index import publish_to_index
-
-        for documents in current.document_dirs():
-            publish_to_index(documents, layout.index, config.dedup, spark, Storage(config.storage))
     given = config.pipeline.tokenizer
     # Without a given tokenizer, every night after the first reuses the published one, so the
     # increments of a snapshot share one vocabulary.
     tokenizer = location(given) if given else (current.tokenizer if current is not None else None)
+    # With mix targets, the night's shards are a mix of the whole published corpus: every
+    # increment's documents with the night's, each encoded once (on a store, every night: mix
+    # keeps its encoded tasks on a local file system only).
+    remix = config.mix.builds_the_shards and current is not None
     plan = replace(
         RunPlan.from_config(config.model_copy(update={"run_id": run_id}), runner),
         tokenizer=tokenizer,
         index_dir=layout.index,
         previous_run=_previous_run(config, current),
+        published_documents=tuple(location(d) for d in current.document_dirs()) if remix else (),
+        mix_encoded_cache=None if is_object_uri(layout.mix_encoded) else layout.mix_encoded,
     )
     if plan.sources:
         section["new_inputs_by_source"] = {name: len(files) for name, files in by_source.items()}
@@ -230,7 +282,7 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
         entry.update(status="gate_failed", reason=reason)
         return exit_codes.GATE_FAILED
     try:
-        snapshot, retired = _publish(config, layout, current, run_id, result.context, sorted(new), spark)
+        snapshot, retired = _publish(config, layout, current, run_id, result.context, sorted(new))
     except Exception as error:
         result.record.add_section("nightly", {**section, "published": False, "why": f"publish failed: {error}"})
         raise
@@ -240,13 +292,14 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
     return exit_codes.SUCCESS
 
 
-def _publish(config, layout: NightlyLayout, current, run_id: str, context, inputs: list[str], spark):
-    """(the new snapshot, the names of those retired): CURRENT switched, then the index updated."""
+def _publish(config, layout: NightlyLayout, current, run_id: str, context, inputs: list[str]):
+    """(the new snapshot, the names of those retired): CURRENT switched, then the index updated by
+    the run's executor (in this process under `--runner local`: no JVM)."""
     from corpus_pipeline.dedup.index import publish_to_index
     from corpus_pipeline.pipeline.snapshots import Increment, publish_snapshot, retire_old_snapshots
 
     storage = Storage(config.storage)
-    increment = Increment(run_id, context.documents, context.tokens, inputs)
+    increment = Increment(run_id, context.documents, context.tokens, inputs, config.mix.builds_the_shards)
     snapshot = publish_snapshot(layout.corpus, current, increment, storage)
-    publish_to_index(snapshot.document_dirs()[-1], layout.index, config.dedup, spark, storage)
+    publish_to_index(snapshot.document_dirs()[-1], layout.index, config.dedup, context.executor, storage)
     return snapshot, retire_old_snapshots(layout.corpus, config.nightly.keep_snapshots, storage)

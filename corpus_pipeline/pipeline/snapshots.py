@@ -8,11 +8,14 @@
                               (readers browse `CURRENT/increments/*/`), an object on a store
 
 A snapshot is the whole corpus as of one night: the increments of the snapshot before it plus the
-night's own. Publishing writes the snapshot's files and record under a name no other publish uses
-(a timestamp, the run id and a random tag), then the pointer: a crash between them leaves CURRENT
-on the previous snapshot, whole, and an orphan record that the next publish retires. After the
-switch, every snapshot but the newest `keep` of CURRENT's line goes, and never the one before
-CURRENT (a reader may have resolved CURRENT just before the switch).
+night's own. Its shards are every increment's shards (each night tokenized its own documents), or,
+when the night's mix re-mixed the whole corpus to the targets (`shards_of: corpus`), the night's
+alone: the earlier increments then bring their documents only. Publishing writes the snapshot's
+files and record under a name no other publish uses (a timestamp, the run id and a random tag),
+then the pointer: a crash between them leaves CURRENT on the previous snapshot, whole, and an
+orphan record that the next publish retires. After the switch, every snapshot but the newest
+`keep` of CURRENT's line goes, and never the one before CURRENT (a reader may have resolved CURRENT
+just before the switch).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from corpus_pipeline.engine.stage_dir import SUCCESS, Location, child, stage_fil
 from corpus_pipeline.pipeline.record import utc_now
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.json_files import read_json, write_json
+from corpus_pipeline.storage.parquet import parquet_metadata
 from corpus_pipeline.tokenize.manifest import read_manifest
 
 CURRENT = "CURRENT"
@@ -35,7 +39,8 @@ TOKENIZER = "tokenizer.json"
 # What of a run a snapshot holds: the data and the files that describe it. `_rejected/`, `_tasks/`
 # and the token counts stay in the run directory, with the run record that explains them.
 DOCUMENT_FILES = ("part-*.parquet", "_stats.json")
-TOKEN_FILES = ("*.bin", "*.idx", "manifest.json", "tokenizer.json", "_stats.json")
+# A mix's documents.parquet traces every entry of its shards to its document and source.
+TOKEN_FILES = ("*.bin", "*.idx", "manifest.json", "tokenizer.json", "documents.parquet", "_stats.json")
 # Never fewer kept: CURRENT's and the one before it, which a reader may have just resolved.
 MIN_KEPT = 2
 
@@ -61,6 +66,10 @@ class Snapshot:
         """The documents stage of each increment, where a stage reader opens it (the index holds them)."""
         return [increment["documents_dir"] for increment in self.info["increments"]]
 
+    def shard_dirs(self) -> list[str]:
+        """Where a shard reader opens the snapshot's shards: every increment's that holds some."""
+        return [increment["tokens_dir"] for increment in self.info["increments"] if increment["tokens_dir"]]
+
     def document_parts(self) -> list[str]:
         """Every Parquet part of its documents, increment after increment."""
         return [
@@ -79,6 +88,9 @@ class Increment:
     documents: Location
     tokens: Location
     inputs: list[str]  # identities (path|size|mtime_ns) of the crawl files it was made from
+    # Its shards mix every increment's documents (the nightly's mix re-mixes the published corpus):
+    # the snapshot's shards are these alone.
+    remixes_the_corpus: bool = False
 
 
 def _record(corpus: Location, name: str) -> Location:
@@ -135,23 +147,31 @@ def _placed(stage: Location, patterns: tuple[str, ...], target: Location, storag
     return {name: storage.place(str(where), str(child(target, name))) for name, where in sorted(files.items())}
 
 
-def _increment_info(run_id: str, documents: Location, tokens: Location, folder: Location, storage: Storage) -> dict:
-    """An increment's record, its files placed under `folder/increments/<run_id>/`."""
+def _increment_info(
+    run_id: str, documents: Location, tokens: Location | None, folder: Location, storage: Storage, remixed: bool
+) -> dict:
+    """An increment's record, its files placed under `folder/increments/<run_id>/`; without
+    `tokens`, its documents only (its shards are not the snapshot's: a later mix re-mixed them).
+    In a snapshot whose shards mix the whole corpus (`remixed`), `documents` counts the increment's
+    documents and `shard_documents` the entries of the shards it holds (repeats included)."""
     base = child(folder, f"{INCREMENTS}/{run_id}")
-    files = {
-        "documents": _placed(documents, DOCUMENT_FILES, child(base, "documents"), storage),
-        "tokens": _placed(tokens, TOKEN_FILES, child(base, "tokens"), storage),
-    }
+    files = {"documents": _placed(documents, DOCUMENT_FILES, child(base, "documents"), storage)}
+    # Where a stage reader opens each, beside its placed marker.
+    info = {"run_id": run_id, "documents_dir": files["documents"][SUCCESS].rpartition("/")[0], "files": files}
+    if remixed:
+        parts = [where for name, where in files["documents"].items() if fnmatch.fnmatch(name, DOCUMENT_FILES[0])]
+        info["documents"] = sum(parquet_metadata(storage, where).num_rows for where in parts)
+    if tokens is None:
+        return {**info, "tokens": 0, "tokens_dir": None}
+    files["tokens"] = _placed(tokens, TOKEN_FILES, child(base, "tokens"), storage)
     manifest = read_manifest(files["tokens"][SUCCESS].rpartition("/")[0], storage)
+    counted = {"shard_documents": manifest["documents"]} if remixed else {"documents": manifest["documents"]}
     return {
-        "run_id": run_id,
-        "documents": manifest["documents"],
+        **info,
+        **counted,
         "tokens": manifest["tokens"],
         "tokenizer_sha256": manifest["tokenizer"]["sha256"],
-        # Where a stage reader opens each, beside its placed marker.
-        "documents_dir": files["documents"][SUCCESS].rpartition("/")[0],
         "tokens_dir": files["tokens"][SUCCESS].rpartition("/")[0],
-        "files": files,
     }
 
 
@@ -160,17 +180,21 @@ def publish_snapshot(corpus: Location, previous: Snapshot | None, increment: Inc
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = f"{stamp}-{increment.run_id}-{uuid.uuid4().hex[:8]}"
     folder = child(corpus, f"{SNAPSHOTS}/{name}")
+    remixed = increment.remixes_the_corpus
     increments = []
     for earlier in previous.info["increments"] if previous else []:
-        placed = _increment_info(earlier["run_id"], earlier["documents_dir"], earlier["tokens_dir"], folder, storage)
-        increments.append({**earlier, **placed})
-    night = _increment_info(increment.run_id, increment.documents, increment.tokens, folder, storage)
+        tokens = None if remixed else earlier["tokens_dir"]
+        placed = _increment_info(earlier["run_id"], earlier["documents_dir"], tokens, folder, storage, remixed)
+        kept = {key: value for key, value in earlier.items() if key != "shard_documents"}
+        increments.append({**kept, **placed})
+    night = _increment_info(increment.run_id, increment.documents, increment.tokens, folder, storage, remixed)
     increments.append({**night, "input_files": len(increment.inputs)})
     processed = previous.processed_inputs() if previous else set()
     info = {
         "name": name,
         "published_at": utc_now(),
         "previous": previous.name if previous else None,
+        "shards_of": "corpus" if remixed else "increments",
         "documents": sum(i["documents"] for i in increments),
         "tokens": sum(i["tokens"] for i in increments),
         "tokenizer": storage.place(night["files"]["tokens"][TOKENIZER], str(child(folder, TOKENIZER))),

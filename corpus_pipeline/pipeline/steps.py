@@ -166,14 +166,28 @@ def tokenize(ctx: RunContext) -> StepOutcome:
 
 
 def mix(ctx: RunContext) -> StepOutcome:
-    """Shards at target shares (mix.targets or mix.phases), which the model then trains on."""
+    """Shards at target shares (mix.targets or mix.phases), which the model then trains on: of the
+    run's documents, and in the nightly of every published increment's too (the whole corpus)."""
     if not ctx.config.mix.builds_the_shards:
         return StepOutcome("not needed", notes={"why": "no mix.targets: tokenize's shards are the corpus"})
+    published = list(ctx.plan.published_documents)
     result = run_stage(
-        "mix", [ctx.documents], _stage_dir(ctx, "mix"), ctx.config, ctx.executor, tokenizer=ctx.tokenizer
+        "mix",
+        [*published, ctx.documents],
+        _stage_dir(ctx, "mix"),
+        ctx.config,
+        ctx.executor,
+        tokenizer=ctx.tokenizer,
+        encoded_cache=ctx.plan.mix_encoded_cache,
     )
     ctx.tokens = result.output
-    return StepOutcome.of_stage(result)
+    if not published:
+        return StepOutcome.of_stage(result)
+    # It reads more than the run's last stage kept: its counts are the whole corpus's, not a seam.
+    encoding = result.stats.extra.get("encoding", {})
+    return StepOutcome.of_stage(
+        result, in_document_flow=False, published_inputs=len(published), encoding=dict(sorted(encoding.items()))
+    )
 
 
 def train_model(ctx: RunContext) -> StepOutcome:

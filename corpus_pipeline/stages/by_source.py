@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import pyarrow as pa
+
 from corpus_pipeline.stages.base import DocumentStage, Verdict
 from corpus_pipeline.stats import StageStats
 
@@ -21,8 +23,8 @@ class BySourceStage(DocumentStage):
         self.default = default
         self.by_source = dict(sorted(by_source.items()))
         self.name = default.name
-        self.output_fields = default.output_fields
         instances = [default, *(stage for stage in self.by_source.values() if stage is not None)]
+        self.output_fields = _union_of_fields(instances)
         self.rewrites = tuple(dict.fromkeys(column for stage in instances for column in stage.rewrites))
         if any(stage.input_columns is None for stage in instances):
             self.input_columns = None
@@ -63,11 +65,23 @@ class BySourceStage(DocumentStage):
                 verdicts[position] = verdict
         return verdicts
 
-    def output_schema(self, input_schema):
-        return self.default.output_schema(input_schema)
-
     def config_fingerprint(self) -> str:
         own = {
             name: "skipped" if stage is None else stage.config_fingerprint() for name, stage in self.by_source.items()
         }
         return f"{self.default.config_fingerprint()} by source {own!r}"
+
+
+def _union_of_fields(instances: list[DocumentStage]) -> tuple[pa.Field, ...]:
+    """Every column any instance fills, in first-seen order: a source that adds a blocklist writes
+    its `blocklist_<name>` column (null on the other sources' rows). One name of two types could
+    not be one column: refused."""
+    fields: dict[str, pa.Field] = {}
+    for stage in instances:
+        for field in stage.output_fields:
+            known = fields.setdefault(field.name, field)
+            if known.type != field.type:
+                raise ValueError(
+                    f"{stage.name}: column {field.name!r} is {known.type} for one source and {field.type} for another"
+                )
+    return tuple(fields.values())

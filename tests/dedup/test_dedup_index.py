@@ -13,6 +13,8 @@ from dedup_runs import decided_by_spark_jobs, run_dedup, run_dedup_without_spark
 from corpus_pipeline.config import DedupConfig, PipelineConfig
 from corpus_pipeline.dedup.index import SETTINGS, publish_to_index, read_index
 from corpus_pipeline.dedup.staging import write_documents_stage
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.spark import SparkExecutor
 from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark
@@ -36,10 +38,12 @@ def test_snapshot_b_drops_exactly_its_duplicates_of_published_a(spark, tmp_path,
         expected[f"near{i}"] = f"index:a{i:02d}"
     config = PipelineConfig()
     index_dir = tmp_path / "index"
+    # The local runner publishes to the index in this process, as it dedups: no JVM.
+    executor = LocalExecutor() if decided_by == "the local runner" else SparkExecutor(spark)
     published = publish_to_index(
-        write_documents_stage(snapshot_a, tmp_path / "a"), index_dir, config.dedup, spark, storage=Storage()
+        write_documents_stage(snapshot_a, tmp_path / "a"), index_dir, config.dedup, executor, storage=Storage()
     )
-    assert publish_to_index(tmp_path / "a", index_dir, config.dedup, spark, storage=Storage()) == published
+    assert publish_to_index(tmp_path / "a", index_dir, config.dedup, executor, storage=Storage()) == published
     with pytest.raises(ValueError, match="built with"):
         read_index(index_dir, DedupConfig(num_perm=64), spark, Storage())
     source = write_documents_stage(snapshot_b, tmp_path / "b", parts=2)

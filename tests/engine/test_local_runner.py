@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -128,3 +129,32 @@ def test_unbalanced_counts_are_caught():
     stats.count_dropped("r")
     with pytest.raises(AssertionError, match="3 in != 1 kept"):
         stats.check_balanced()
+
+
+class ModelStage(DocumentStage):
+    """Keeps every document; its setup stands for a model load of SETUP_SECONDS."""
+
+    name = "model"
+    SETUP_SECONDS = 0.5
+
+    def __init__(self):
+        self.loaded = False
+
+    def setup(self):
+        if not self.loaded:  # once per process, as a real model stage loads its model
+            time.sleep(self.SETUP_SECONDS)
+            self.loaded = True
+
+    def process(self, doc, stats):
+        return None
+
+
+def test_each_stage_setup_is_booked_to_that_stage(tmp_path):
+    make_input(tmp_path, PARTS)
+    outputs = [tmp_path / "01_length", tmp_path / "02_model"]
+    results = run_chain(
+        [LengthStage(0), ModelStage()], tmp_path / "00_input", outputs, LocalExecutor(), storage=Storage()
+    )
+    seconds = {r.stats.stage: json.loads((r.output / "_stats.json").read_text())["seconds"] for r in results}
+    # The fused pass's wall clock is shared by the stages' own task time: the load is the model's.
+    assert seconds["model"] >= ModelStage.SETUP_SECONDS > seconds["length"], seconds

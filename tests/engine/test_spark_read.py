@@ -16,6 +16,8 @@ from corpus_pipeline.dedup.batch_ops import signature_batch
 from corpus_pipeline.dedup.index import INDEX_ID_PREFIX, index_identity, publish_to_index, read_index
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.engine import spark_read
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.spark import SparkExecutor
 from corpus_pipeline.engine.spark_read import read_parts
 from corpus_pipeline.engine.tasks import conform
 from corpus_pipeline.storage import Storage
@@ -121,7 +123,7 @@ def index_rows_by_pyarrow(stage: Path, config: DedupConfig) -> list[dict]:
 def test_the_index_written_by_tasks_holds_every_signature_and_the_same_bytes_again(spark, tmp_path):
     config = DedupConfig()
     stage = write_documents_stage(real_documents(english=50, chinese=40), tmp_path / "docs", parts=3)
-    first = publish_to_index(stage, tmp_path / "index1", config, spark, storage=Storage())
+    first = publish_to_index(stage, tmp_path / "index1", config, SparkExecutor(spark), storage=Storage())
     names = sorted(path.name for path in first.glob("part-*.parquet"))
     assert names == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
     index = read_index(tmp_path / "index1", config, spark, Storage())
@@ -129,7 +131,7 @@ def test_the_index_written_by_tasks_holds_every_signature_and_the_same_bytes_aga
     previous = spark.conf.get("spark.sql.shuffle.partitions")
     spark.conf.set("spark.sql.shuffle.partitions", "7")  # another layout of the shuffle: the same files
     try:
-        second = publish_to_index(stage, tmp_path / "index2", config, spark, storage=Storage())
+        second = publish_to_index(stage, tmp_path / "index2", config, SparkExecutor(spark), storage=Storage())
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", previous)
     assert second.name == first.name
@@ -138,14 +140,26 @@ def test_the_index_written_by_tasks_holds_every_signature_and_the_same_bytes_aga
     }
 
 
+def test_the_index_signed_in_process_is_the_spark_jobs_parts_byte_for_byte(spark, tmp_path):
+    """`--runner local` publishes to the index without a JVM, and a later Spark night reads the same index."""
+    config = DedupConfig()
+    stage = write_documents_stage(real_documents(english=30, chinese=30), tmp_path / "docs", parts=3)
+    by_spark = publish_to_index(stage, tmp_path / "index1", config, SparkExecutor(spark), storage=Storage())
+    in_process = publish_to_index(stage, tmp_path / "index2", config, LocalExecutor(), storage=Storage())
+    assert in_process.name == by_spark.name
+    assert {p.name: p.read_bytes() for p in in_process.glob("part-*")} == {
+        p.name: p.read_bytes() for p in by_spark.glob("part-*")
+    }
+
+
 def test_an_index_in_a_bucket_is_published_and_read_as_a_local_one(spark, s3_server, bucket, tmp_path):
     config = DedupConfig()
     stage = write_documents_stage(real_documents(english=20, chinese=20), tmp_path / "docs", parts=2)
-    local = publish_to_index(stage, tmp_path / "index", config, spark, storage=Storage())
+    local = publish_to_index(stage, tmp_path / "index", config, SparkExecutor(spark), storage=Storage())
     with executor_environment(spark, s3_server.environment()):
-        remote = publish_to_index(stage, f"s3://{bucket}/index", config, spark, storage=Storage())
+        remote = publish_to_index(stage, f"s3://{bucket}/index", config, SparkExecutor(spark), storage=Storage())
         assert (
-            publish_to_index(stage, f"s3://{bucket}/index", config, spark, storage=Storage()) == remote
+            publish_to_index(stage, f"s3://{bucket}/index", config, SparkExecutor(spark), storage=Storage()) == remote
         )  # again: a no-op
         rows = spark_rows(read_index(f"s3://{bucket}/index", config, spark, Storage()))
     assert remote == f"s3://{bucket}/index/published/{local.name}"

@@ -208,3 +208,28 @@ def test_an_input_without_documents_gives_shards_without_documents(tmp_path, tok
     documents, lengths, manifest = read_output(result.output)
     assert documents.num_rows == len(lengths) == manifest["documents"] == 0 and manifest["shards"] == []
     assert verify_shards(result.output).ok
+
+
+def test_documents_encoded_once_are_taken_from_the_cache_for_the_same_shards(tmp_path, corpus, tokenizer_path):
+    """mix's encoded cache (the nightly's re-mix of the published corpus): a second mix over the
+    same input and a new one encodes only the new input, and its shards are those of a mix without
+    the cache, byte for byte."""
+    cache = tmp_path / "cache"
+    later = [{**doc, "id": f"later-{doc['id']}"} for doc in labelled_documents(english=10, chinese=10)[::2]]
+    more = write_labelled(tmp_path / "more", later, parts=1)
+    config = mix_config(targets=TARGETS)
+
+    def mixed(inputs, output, encoded_cache):
+        return run_stage(
+            "mix", inputs, output, config, LocalExecutor(), tokenizer=tokenizer_path, encoded_cache=encoded_cache
+        )
+
+    first = mixed([corpus], tmp_path / "first", cache)
+    second = mixed([corpus, more], tmp_path / "second", cache)
+    plain = mixed([corpus, more], tmp_path / "plain", None)
+    counted = {name: result.stats.extra["encoding"] for name, result in (("first", first), ("second", second))}
+    assert counted["first"] == {"encoded_documents": first.stats.docs_in}
+    assert counted["second"] == {"cached_documents": first.stats.docs_in, "encoded_documents": len(later)}
+    shards = {p.name: p.read_bytes() for p in second.output.glob("*.bin")}
+    assert shards and shards == {p.name: p.read_bytes() for p in plain.output.glob("*.bin")}
+    assert (second.output / "documents.parquet").read_bytes() == (plain.output / "documents.parquet").read_bytes()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pickle
 
+import pyarrow.parquet as pq
+
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.registry import stage_spec
 from corpus_pipeline.engine.run import build_stage
@@ -54,3 +56,32 @@ def test_a_source_override_is_part_of_the_stage_fingerprint_and_no_override_keep
     }
     assert len(fingerprints) == 2 and plain.config_fingerprint() not in fingerprints
     assert not isinstance(build_stage(stage_spec("normalize"), load_config(None, [SOURCES])), BySourceStage)
+
+
+def test_a_source_that_overrides_blocklists_writes_its_blocklist_columns(tmp_path):
+    """The stage writes the union of every instance's columns: wiki's own list's counts on wiki's
+    rows (null on the others), the run's lists on every row."""
+    from stage_fixtures import real_documents, write_stage
+
+    from corpus_pipeline.engine.local import LocalExecutor
+    from corpus_pipeline.engine.run import run_stage
+
+    words = tmp_path / "river_words.txt"
+    words.write_text("the\nand\n", encoding="utf-8")  # in nearly every English document
+    own_list = f"{{name: river_words, kind: keywords, path: '{words}', languages: [en], max_per_1000_chars: 1000.0}}"
+    sources = SOURCES.replace('"quality.rules.gopher_word_count.min=3"', f'"quality.blocklists=[{own_list}]"')
+    config = load_config(None, [sources])
+    docs = [{**doc, "source": "wiki" if n % 2 else "web"} for n, doc in enumerate(real_documents(12, 0, 12))]
+    documents = write_stage(tmp_path / "in", docs, parts=2)
+    result = run_stage("quality", documents, tmp_path / "quality", config, LocalExecutor())
+
+    rows = []
+    for part in sorted(result.output.rglob("*.parquet")):  # kept parts and every _rejected/ file
+        table = pq.read_table(part)
+        assert {"blocklist_river_words", "blocklist_adult_domains"} <= set(table.column_names), part
+        rows += table.select(["source", "blocklist_river_words", "blocklist_adult_domains"]).to_pylist()
+    assert len(rows) == len(docs)
+    assert all(row["blocklist_river_words"] > 0 for row in rows if row["source"] == "wiki")
+    assert all(row["blocklist_river_words"] is None for row in rows if row["source"] == "web")
+    assert all(row["blocklist_adult_domains"] is None for row in rows if row["source"] == "wiki")
+    assert all(row["blocklist_adult_domains"] == 0 for row in rows if row["source"] == "web")

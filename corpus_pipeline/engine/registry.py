@@ -11,6 +11,7 @@ lists the stages for the Makefile before any virtual environment exists.
     factory   "module:Class", built with that section (and the stage's own options)
     input     what `--input` names: crawl files, a stage directory of documents, or a seeds file
     output    what its directory holds: documents, warc, a tokenizer or token shards
+    opt_in    a run includes it only when its config section says `enabled: true`
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class StageSpec:
     also_reads: tuple[str, ...] = ()
     # Its gates over the final corpus before publishing, "module:function" (pipeline/gates.py).
     gates: tuple[str, ...] = ()
+    # True: a run leaves it out unless `<section>.enabled` is true (its CLI verb runs it anyway).
+    opt_in: bool = False
 
     @property
     def fusable(self) -> bool:
@@ -138,6 +141,17 @@ STAGES: tuple[StageSpec, ...] = (
         "normalize",
         "corpus_pipeline.stages.normalize:NormalizeStage",
         "Unicode/whitespace cleanup, boilerplate lines",
+    ),
+    StageSpec(
+        "embed",
+        "document",
+        "03b_embed",
+        "embeddings",
+        "corpus_pipeline.embeddings.stage:EmbeddingsStage",
+        "sentence embeddings (float16 `embedding` column) for semantic dedup and quality; opt-in",
+        # Before dedup so that its `semantic` method reads the vectors; a transformer on two CPU
+        # cores costs more than every other stage together, hence opt-in.
+        opt_in=True,
     ),
     StageSpec(
         "dedup",
@@ -255,6 +269,11 @@ def previous_documents_stage(name: str, holds_documents: Callable[[str], bool] |
         found = ", ".join(spec.directory for spec in present)
         raise ValueError(f"{name}: the run holds the documents of several source stages ({found}): give --input")
     return (present or sources)[0]
+
+
+def opted_out(config) -> tuple[str, ...]:
+    """The opt-in stages a run with `config` (a PipelineConfig) leaves out."""
+    return tuple(spec.name for spec in STAGES if spec.opt_in and not getattr(config, spec.section).enabled)
 
 
 def fused_run(name: str) -> tuple[StageSpec, ...]:

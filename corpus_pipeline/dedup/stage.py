@@ -64,7 +64,7 @@ class DedupStage(GlobalStage):
             raise ValueError(f"{input_dir} holds rejected rows ({REJECT_DETAIL_FIELD.name}); give a stage output")
         if "semantic" in self.config.methods and EMBEDDING_COLUMN not in input_schema.names:
             raise ValueError(
-                f"dedup.methods has semantic, but {input_dir} holds no {EMBEDDING_COLUMN} column: run the embed "
+                f"dedup.methods has semantic, but the input holds no {EMBEDDING_COLUMN} column: run the embed "
                 "stage first (embeddings.enabled: true in a run, or corpus-pipeline embed), or drop semantic"
             )
         schema = input_schema

@@ -11,9 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from corpus_pipeline.document import DOCUMENT_SCHEMA
+
 EMBEDDING_COLUMN = "embedding"
 MODEL_COLUMN = "embedding_model"
 EMBEDDING_FIELDS = (pa.field(EMBEDDING_COLUMN, pa.binary()), pa.field(MODEL_COLUMN, pa.string()))
+# The document record with the embed stage's columns, as the stages after it read it.
+EMBEDDED_SCHEMA = pa.schema([*DOCUMENT_SCHEMA, *EMBEDDING_FIELDS])
 STORED_DTYPE = np.dtype("<f2")
 
 

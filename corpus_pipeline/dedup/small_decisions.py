@@ -26,7 +26,7 @@ from corpus_pipeline.config.filtering import SimhashConfig
 from corpus_pipeline.dedup.keep_rule import keep_key, keep_order
 from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows
 from corpus_pipeline.dedup.minhash import estimated_jaccard
-from corpus_pipeline.dedup.semantic import cluster_count, cluster_labels, similar_pairs
+from corpus_pipeline.dedup.semantic import cluster_count, cluster_duplicates, cluster_labels
 from corpus_pipeline.dedup.simhash import block_layout, hamming_distance
 from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN, MODEL_COLUMN, from_stored
 
@@ -182,12 +182,11 @@ def simhash_duplicates(rows: list[dict], config: SimhashConfig, order) -> Found:
 
 
 def semantic_duplicates(rows: list[dict], config: DedupConfig, order) -> Found:
-    """SemDeDup on the rows' embeddings (semantic.py): similar pairs within k-means clusters ->
-    components -> the keep rule, a member dropped only if its own cosine to the kept document
-    reaches the threshold (as for MinHash, a chain A~B~C does not make A and C duplicates). Rows
-    without a vector (no text, the index's documents) take no part."""
+    """SemDeDup on the rows' embeddings (semantic.py): k-means clusters, then within each, in the
+    keep rule's order, a document goes for the nearest earlier kept one at cosine >= threshold.
+    Rows without a vector (no text, the index's documents) take no part."""
     settings = config.semantic
-    embedded = sorted((row for row in rows if row.get(EMBEDDING_COLUMN) is not None), key=lambda row: row["id"])
+    embedded = sorted((row for row in rows if row.get(EMBEDDING_COLUMN) is not None), key=keep_key(order))
     models = sorted({row[MODEL_COLUMN] for row in embedded}, key=str)
     if len(models) > 1:
         named = ", ".join(map(str, models))
@@ -199,16 +198,12 @@ def semantic_duplicates(rows: list[dict], config: DedupConfig, order) -> Found:
         )
     if len(embedded) < 2:
         return []
-    ids = [row["id"] for row in embedded]
     vectors = from_stored([row[EMBEDDING_COLUMN] for row in embedded])
-    labels = cluster_labels(vectors, cluster_count(len(ids), settings.cluster_size), config.seed, settings.fit_sample)
-    edges = [(ids[first], ids[second]) for first, second in similar_pairs(vectors, labels, settings.threshold)]
-    ranked = kept_per_member(edges, {row["id"]: row for row in embedded}, order)
-    position = {doc_id: number for number, doc_id in enumerate(ids)}
+    clusters = cluster_count(len(embedded), settings.cluster_size)
+    labels = cluster_labels(vectors, clusters, config.seed, settings.fit_sample)
     return [
-        (doc_id, kept, SEMANTIC_REASON)
-        for doc_id, kept in ranked
-        if float(vectors[position[doc_id]] @ vectors[position[kept]]) >= settings.threshold
+        (embedded[row]["id"], embedded[kept]["id"], SEMANTIC_REASON)
+        for row, kept in cluster_duplicates(vectors, labels, settings.threshold)
     ]
 
 

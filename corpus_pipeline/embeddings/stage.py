@@ -10,10 +10,26 @@ no vector (null), so empty pages do not form one cluster in semantic dedup.
 
 from __future__ import annotations
 
+import functools
+
 from corpus_pipeline.config import EmbeddingsConfig
 from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN, EMBEDDING_FIELDS, MODEL_COLUMN, to_stored
 from corpus_pipeline.stages.base import DocumentStage, Verdict
 from corpus_pipeline.stats import StageStats
+
+
+@functools.cache
+def shared_encoder(model: str, device: str, max_tokens: int | None):
+    """One encoder per process and setting: a Python worker runs task after task, each with its
+    stage built anew, and MiniLM costs 7.5 CPU seconds to load in a fresh process (torch and
+    sentence-transformers imported; e5's engine maps its file in 0.03 s). Keyed by the cut too,
+    since the cut is set on the model."""
+    from corpus_pipeline.embeddings.encoder import load_encoder
+
+    encoder = load_encoder(model, device)
+    if max_tokens is not None:
+        encoder.max_tokens = max_tokens
+    return encoder
 
 
 class EmbeddingsStage(DocumentStage):
@@ -27,11 +43,7 @@ class EmbeddingsStage(DocumentStage):
 
     def setup(self) -> None:
         if self._encoder is None:
-            from corpus_pipeline.embeddings.encoder import load_encoder
-
-            self._encoder = load_encoder(self.config.model, self.config.device)
-            if self.config.max_tokens is not None:
-                self._encoder.max_tokens = self.config.max_tokens
+            self._encoder = shared_encoder(self.config.model, self.config.device, self.config.max_tokens)
 
     def config_fingerprint(self) -> str:
         # Not `enabled` (whether a run includes it), nor batch size and device: they change how

@@ -16,13 +16,13 @@ def check_config(config: PipelineConfig, tokenizer=None) -> None:
     """What does not depend on a night's files: the tokenizer loads, eval sets and training config
     exist, mix targets name groups the sources can give. RunRefused with every problem."""
     problems = [*_tokenizer_problems(config, tokenizer), *_eval_set_problems(config), *_mix_problems(config)]
-    problems += _semantic_dedup_problems(config)
     train_config = config.pipeline.train_config
     if train_config:
         from pathlib import Path
 
         if not Path(train_config).is_file():
             problems.append(f"pipeline.train_config: {train_config} does not exist")
+    problems += _semantic_dedup_problems(config)
     if problems:
         raise RunRefused("refused before the first step: " + "; ".join(problems))
 

@@ -173,6 +173,20 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "pages' quality fates against a saved run (--save-web / --compare-web)",
         "~25 s",
     ),
+    Benchmark(
+        "embed",
+        ("benchmarks/bench_embed.py",),
+        "the embed stage under the local runner against the raw model's batched encode on the same pages, "
+        "256 tokens, 1 and 2 threads: docs/s, CPU seconds, stage/raw (--model multilingual-e5-small)",
+        "~4 min busy (64 pages, 2 reps)",
+    ),
+    Benchmark(
+        "semantic-dedup",
+        ("benchmarks/bench_semantic_dedup.py",),
+        "not a timing: semantic dedup at several cosine thresholds against MinHash on planted paraphrases "
+        "(reordered, dropped, synonym-swapped sentences) of 200 real pages: precision, recall per kind",
+        "~1 min MiniLM, ~3 min multilingual-e5-small (the embedding)",
+    ),
 )
 
 

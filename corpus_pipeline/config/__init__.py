@@ -14,6 +14,7 @@ from pydantic import Field, ValidationError
 
 from corpus_pipeline.config.base import Strict
 from corpus_pipeline.config.decontamination import DecontaminationConfig, EvalSetConfig
+from corpus_pipeline.config.embeddings import EmbeddingsConfig
 from corpus_pipeline.config.engine import EngineConfig
 from corpus_pipeline.config.filtering import (
     BlocklistConfig,
@@ -54,6 +55,7 @@ __all__ = [
     "DomainRule",
     "DomainsConfig",
     "DriftBounds",
+    "EmbeddingsConfig",
     "EngineConfig",
     "EvalSetConfig",
     "ExtractConfig",
@@ -96,6 +98,7 @@ class PipelineConfig(Strict):
     domains: DomainsConfig = Field(default_factory=DomainsConfig)
     langid: LangIdConfig = Field(default_factory=LangIdConfig)
     normalize: NormalizeConfig = Field(default_factory=NormalizeConfig)
+    embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig)
     pii: PiiConfig = Field(default_factory=PiiConfig)
     train_tokenizer: TrainTokenizerConfig = Field(default_factory=TrainTokenizerConfig)
     tokenize: TokenizeConfig = Field(default_factory=TokenizeConfig)

@@ -28,10 +28,17 @@ from corpus_pipeline.dedup.chain import VERDICT_SCHEMA, chained, cluster_verdict
 from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates, url_duplicates
 from corpus_pipeline.dedup.paragraph_job import remove_repeated_paragraphs
 from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates
-from corpus_pipeline.dedup.small_decisions import IN_INDEX, decision_order, method_duplicates, small_input_rows
+from corpus_pipeline.dedup.small_decisions import (
+    IN_INDEX,
+    SEMANTIC_COLUMNS,
+    decision_order,
+    method_duplicates,
+    small_input_rows,
+)
 from corpus_pipeline.engine.spark import spark_schema
 
 _REPRESENTATIVE = "_representative"
+_FOUND_SCHEMA = pa.schema([("id", pa.string()), ("kept_id", pa.string()), ("reason", pa.string())])
 
 
 def signatures(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None, carried: list[str]) -> DataFrame:
@@ -118,6 +125,8 @@ def _spark_decisions(
                 found = exact_duplicates(survivors, order)
             elif method == "simhash":
                 found = simhash_duplicates(survivors.select("id", "simhash"), keys, dedup.simhash, order)
+            elif method == "semantic":
+                found = _semantic_on_driver(survivors, dedup, order)
             else:
                 found = minhash_duplicates(survivors.select("id", "signature"), keys, dedup, order)
             found = found.withColumn("note", F.lit(None).cast("string"))
@@ -133,6 +142,20 @@ def _spark_decisions(
             dropped = found
         survivors = survivors.join(found.select("id"), "id", "left_anti")
     return docs, cluster_verdict_frame(dropped, signed.where(~F.col(IN_INDEX)).select("id"))
+
+
+def _semantic_on_driver(survivors: DataFrame, dedup: DedupConfig, order) -> DataFrame:
+    """The semantic method on the survivors' vectors gathered on the driver (768 bytes a document
+    at 384 dimensions; at most dedup.semantic.max_documents, one more to refuse past it): k-means
+    and the pairs are numpy work on one matrix, not a shuffle. -> (id, kept_id, reason)."""
+    columns = dict.fromkeys(["id", *SEMANTIC_COLUMNS, *(column for column, _ in order)])
+    embedded = survivors.where(F.col(SEMANTIC_COLUMNS[0]).isNotNull()).select(*columns)
+    rows = embedded.limit(dedup.semantic.max_documents + 1).toArrow().to_pylist()
+    found = method_duplicates("semantic", rows, dedup, order)
+    table = pa.Table.from_pylist(
+        [dict(zip(_FOUND_SCHEMA.names, drop, strict=True)) for drop in found], schema=_FOUND_SCHEMA
+    )
+    return survivors.sparkSession.createDataFrame(table)
 
 
 def cluster_verdict_frame(dropped: DataFrame, doc_ids: DataFrame) -> DataFrame:

@@ -26,7 +26,9 @@ from corpus_pipeline.config.filtering import SimhashConfig
 from corpus_pipeline.dedup.keep_rule import keep_key, keep_order
 from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows
 from corpus_pipeline.dedup.minhash import estimated_jaccard
+from corpus_pipeline.dedup.semantic import cluster_count, cluster_duplicates, cluster_labels
 from corpus_pipeline.dedup.simhash import block_layout, hamming_distance
+from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN, MODEL_COLUMN, from_stored
 
 # (id, kept_id, reason) of every document a method drops.
 Found = list[tuple[str, str, str]]
@@ -36,6 +38,11 @@ Found = list[tuple[str, str, str]]
 SMALL_INPUT_BYTES = 64 << 20
 _ROW_BYTES = 200
 IN_INDEX = "_in_index"  # a published document of the cross-snapshot index: it always stays
+
+
+# What the semantic method reads of a document besides the keep rule's columns.
+SEMANTIC_COLUMNS = (EMBEDDING_COLUMN, MODEL_COLUMN)
+SEMANTIC_REASON = "semantic_duplicate"
 
 
 def small_input_rows(dedup: DedupConfig) -> int:
@@ -48,7 +55,10 @@ def decision_order(dedup: DedupConfig, columns: list[str], with_index: bool) -> 
     order = keep_order(dedup, columns)
     if with_index:
         order = [(IN_INDEX, "desc"), *order]
-    return order, [column for column, _ in order if column not in ("id", IN_INDEX)]
+    carried = [column for column, _ in order if column not in ("id", IN_INDEX)]
+    if "semantic" in dedup.methods:
+        carried += [column for column in SEMANTIC_COLUMNS if column in columns]
+    return order, carried
 
 
 def components(edges: Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -171,8 +181,34 @@ def simhash_duplicates(rows: list[dict], config: SimhashConfig, order) -> Found:
     ]
 
 
+def semantic_duplicates(rows: list[dict], config: DedupConfig, order) -> Found:
+    """SemDeDup on the rows' embeddings (semantic.py): k-means clusters, then within each, in the
+    keep rule's order, a document goes for the nearest earlier kept one at cosine >= threshold.
+    Rows without a vector (no text, the index's documents) take no part."""
+    settings = config.semantic
+    embedded = sorted((row for row in rows if row.get(EMBEDDING_COLUMN) is not None), key=keep_key(order))
+    models = sorted({row[MODEL_COLUMN] for row in embedded}, key=str)
+    if len(models) > 1:
+        named = ", ".join(map(str, models))
+        raise ValueError(f"semantic dedup: embeddings of several models ({named}) cannot be compared")
+    if len(embedded) > settings.max_documents:
+        raise ValueError(
+            f"semantic dedup gathers the vectors on the driver: over dedup.semantic.max_documents "
+            f"({settings.max_documents:,}) documents"
+        )
+    if len(embedded) < 2:
+        return []
+    vectors = from_stored([row[EMBEDDING_COLUMN] for row in embedded])
+    clusters = cluster_count(len(embedded), settings.cluster_size)
+    labels = cluster_labels(vectors, clusters, config.seed, settings.fit_sample)
+    return [
+        (embedded[row]["id"], embedded[kept]["id"], SEMANTIC_REASON)
+        for row, kept in cluster_duplicates(vectors, labels, settings.threshold)
+    ]
+
+
 def method_duplicates(method: str, rows: list[dict], config: DedupConfig, order) -> Found:
-    """What one document method (url, exact, minhash, simhash) drops among `rows`."""
+    """What one document method (url, exact, minhash, simhash, semantic) drops among `rows`."""
     if method == "url":
         return url_duplicates(rows)
     if method == "exact":
@@ -181,4 +217,6 @@ def method_duplicates(method: str, rows: list[dict], config: DedupConfig, order)
         return simhash_duplicates(rows, config.simhash, order)
     if method == "minhash":
         return minhash_duplicates(rows, config, order)
+    if method == "semantic":
+        return semantic_duplicates(rows, config, order)
     raise ValueError(f"not a document method: {method}")

@@ -23,6 +23,7 @@ from corpus_pipeline.config import DedupConfig, StorageConfig
 from corpus_pipeline.dedup.bucket_writer import STAGE_NAME
 from corpus_pipeline.dedup.chain import CLUSTER_FIELDS
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
+from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.stage_dir import Location, input_parts, location
 from corpus_pipeline.storage import Storage
@@ -61,6 +62,11 @@ class DedupStage(GlobalStage):
         input_schema = pa.unify_schemas(schemas)
         if REJECT_DETAIL_FIELD.name in input_schema.names:
             raise ValueError(f"{input_dir} holds rejected rows ({REJECT_DETAIL_FIELD.name}); give a stage output")
+        if "semantic" in self.config.methods and EMBEDDING_COLUMN not in input_schema.names:
+            raise ValueError(
+                f"dedup.methods has semantic, but the input holds no {EMBEDDING_COLUMN} column: run the embed "
+                "stage first (embeddings.enabled: true in a run, or corpus-pipeline embed), or drop semantic"
+            )
         schema = input_schema
         for field in CLUSTER_FIELDS:
             if schema.get_field_index(field.name) < 0:

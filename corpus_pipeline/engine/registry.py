@@ -11,6 +11,7 @@ lists the stages for the Makefile before any virtual environment exists.
     factory   "module:Class", built with that section (and the stage's own options)
     input     what `--input` names: crawl files, a stage directory of documents, or a seeds file
     output    what its directory holds: documents, warc, a tokenizer or token shards
+    opt_in    a run includes it only when its config section says `enabled: true`
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class StageSpec:
     also_reads: tuple[str, ...] = ()
     # Its gates over the final corpus before publishing, "module:function" (pipeline/gates.py).
     gates: tuple[str, ...] = ()
+    # True: a run leaves it out unless `<section>.enabled` is true (its CLI verb runs it anyway).
+    opt_in: bool = False
 
     @property
     def fusable(self) -> bool:
@@ -138,6 +141,17 @@ STAGES: tuple[StageSpec, ...] = (
         "normalize",
         "corpus_pipeline.stages.normalize:NormalizeStage",
         "Unicode/whitespace cleanup, boilerplate lines",
+    ),
+    StageSpec(
+        "embed",
+        "document",
+        "03b_embed",
+        "embeddings",
+        "corpus_pipeline.embeddings.stage:EmbeddingsStage",
+        "sentence embeddings (float16 `embedding` column) for semantic dedup and quality; opt-in",
+        # Before dedup so that its `semantic` method reads the vectors; a transformer on two CPU
+        # cores costs more than every other stage together, hence opt-in.
+        opt_in=True,
     ),
     StageSpec(
         "dedup",
@@ -240,13 +254,19 @@ def stage_spec(name: str) -> StageSpec:
 def previous_documents_stage(name: str, holds_documents: Callable[[str], bool] | None = None) -> StageSpec | None:
     """The stage whose documents `name` reads in a run (None for a stage that reads files or seeds).
 
-    Right after the source stages (extract, ingest) that is the one source stage whose directory
-    `holds_documents(directory)` says is there; with no such test, or none there, the first
-    (extract). Several there: ValueError, the caller must say which (`--input`)."""
+    An opt-in stage counts only when `holds_documents(directory)` says it ran (dedup reads embed's
+    directory after `corpus-pipeline embed`, normalize's otherwise). Right after the source stages
+    (extract, ingest) that is the one source stage whose directory `holds_documents(directory)`
+    says is there; with no such test, or none there, the first (extract). Several there:
+    ValueError, the caller must say which (`--input`)."""
     if stage_spec(name).input != "documents":
         return None
     before = STAGES[: STAGES.index(stage_spec(name))]
-    previous = next(spec for spec in reversed(before) if spec.output == "documents")
+
+    def ran(spec: StageSpec) -> bool:
+        return not spec.opt_in or (holds_documents is not None and holds_documents(spec.directory))
+
+    previous = next(spec for spec in reversed(before) if spec.output == "documents" and ran(spec))
     if previous.kind != "source":
         return previous
     sources = [spec for spec in STAGES if spec.kind == "source"]
@@ -255,6 +275,11 @@ def previous_documents_stage(name: str, holds_documents: Callable[[str], bool] |
         found = ", ".join(spec.directory for spec in present)
         raise ValueError(f"{name}: the run holds the documents of several source stages ({found}): give --input")
     return (present or sources)[0]
+
+
+def opted_out(config) -> tuple[str, ...]:
+    """The opt-in stages a run with `config` (a PipelineConfig) leaves out."""
+    return tuple(spec.name for spec in STAGES if spec.opt_in and not getattr(config, spec.section).enabled)
 
 
 def fused_run(name: str) -> tuple[StageSpec, ...]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.config.pipeline import SourceConfig
 from corpus_pipeline.engine.lifecycle import Executor, StageResult
+from corpus_pipeline.engine.registry import opted_out
 from corpus_pipeline.engine.source_configs import INGEST_KINDS, SOURCES_DIR, source_config, with_source_priority
 from corpus_pipeline.engine.stage_dir import Location, child, location
 from corpus_pipeline.stats import StageStats
@@ -34,7 +35,9 @@ class RunPlan:
     # pipeline.sources, each run up to dedup by its own plan (`for_source`); empty: this plan's
     # inputs or seeds are the one source, in the run's own stage directories.
     sources: tuple[SourceConfig, ...] = ()
-    skip: tuple[str, ...] = ()  # document stages this (source's) plan leaves out
+    # Document stages this (source's) plan leaves out: the source's `skip`, and the opt-in stages
+    # its config does not enable.
+    skip: tuple[str, ...] = ()
 
     @classmethod
     def from_config(cls, config: PipelineConfig, runner: str, run_dir: Location | None = None) -> RunPlan:
@@ -47,20 +50,22 @@ class RunPlan:
             seeds=Path(settings.seeds) if settings.seeds else None,
             tokenizer=location(settings.tokenizer) if settings.tokenizer else None,
             sources=tuple(settings.sources),
+            skip=opted_out(config),
         )
 
     def for_source(self, source: SourceConfig) -> RunPlan:
         """The plan of one source up to dedup: its config, its files, runs/<id>/sources/<name>/."""
         ingest = source.kind in INGEST_KINDS
+        config = source_config(self.config, source)
         return replace(
             self,
-            config=source_config(self.config, source),
+            config=config,
             run_dir=child(self.run_dir, f"{SOURCES_DIR}/{source.name}"),
             inputs=tuple(source.paths) if source.kind == "warc" else (),
             seeds=Path(source.seeds) if source.seeds else None,
             datasets=tuple(source.paths) if ingest else (),
             sources=(),
-            skip=tuple(source.skip),
+            skip=tuple(dict.fromkeys([*source.skip, *opted_out(config)])),
         )
 
 

@@ -26,6 +26,7 @@ def check_config(config: PipelineConfig, tokenizer=None, remixes_published: bool
 
         if not Path(train_config).is_file():
             problems.append(f"pipeline.train_config: {train_config} does not exist")
+    problems += _semantic_dedup_problems(config)
     if problems:
         raise RunRefused("refused before the first step: " + "; ".join(problems))
 
@@ -78,6 +79,25 @@ def _seeds_problem(seeds: str | None, key: str) -> list[str]:
     from pathlib import Path
 
     return [] if seeds and Path(seeds).is_file() else [f"{key}: seeds file {seeds} does not exist"]
+
+
+def _semantic_dedup_problems(config: PipelineConfig) -> list[str]:
+    """Semantic dedup reads the embed stage's vectors: the run, or each of its sources, must embed."""
+    if "semantic" not in config.dedup.methods:
+        return []
+    from corpus_pipeline.engine.source_configs import source_config
+
+    sources = config.pipeline.sources
+    if not sources:
+        missing = [] if config.embeddings.enabled else ["the run"]
+    else:
+        missing = [s.name for s in sources if "embed" in s.skip or not source_config(config, s).embeddings.enabled]
+    if not missing:
+        return []
+    return [
+        "dedup.methods has semantic, which reads the embed stage's vectors: set embeddings.enabled "
+        f"(not set, or embed skipped, for {', '.join(missing)})"
+    ]
 
 
 def _tokenizer_problems(config: PipelineConfig, tokenizer) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from corpus_pipeline.engine.registry import STAGES, StageSpec, fused_run, stage_spec
+from corpus_pipeline.engine.registry import STAGES, StageSpec, fused_run, opted_out, stage_spec
 from corpus_pipeline.engine.run import run_fused, run_stage
 from corpus_pipeline.engine.stage_dir import Location, child, location, stage_files
 from corpus_pipeline.inputs import expand_crawl_inputs
@@ -84,6 +84,9 @@ def document_step(name: str) -> Callable[[RunContext], StepOutcome]:
     """A document stage on the previous stage's documents, or the result of the pass it was fused into."""
 
     def run(ctx: RunContext) -> StepOutcome:
+        if name in opted_out(ctx.plan.config):
+            why = f"opt-in: {stage_spec(name).section}.enabled is false"
+            return StepOutcome("not needed", notes={"why": why})
         if name in ctx.plan.skip:
             return StepOutcome("not needed", notes={"why": "the source skips it (pipeline.sources skip)"})
         if name in ctx.fused:

@@ -73,6 +73,8 @@ class RunFigures:
 # Stages that stand in for each other: a run reads with extract or ingest, writes shards with
 # tokenize or mix; the one of a pair that did not run is not "not run" when the other ran.
 _ROLES = {spec.name: "source" if spec.kind == "source" else spec.output for spec in REGISTRY}
+# An opt-in stage (embed) that did not run was not asked for: left out, not "not run".
+_OPT_IN = {spec.name for spec in REGISTRY if spec.opt_in}
 
 
 def _replaced(row: FunnelRow, funnel: list[FunnelRow]) -> bool:
@@ -180,7 +182,8 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
 
     def shown(row: FunnelRow) -> bool:
         read_in_sources = sources_read and _ROLES.get(row.stage) == "source"
-        return row.done or not (row.stage in in_sources or read_in_sources or _replaced(row, funnel))
+        left_out = row.stage in in_sources or read_in_sources or _replaced(row, funnel) or row.stage in _OPT_IN
+        return row.done or not left_out
 
     funnel = [row for row in funnel if shown(row)]
     from_sources = [

@@ -11,9 +11,12 @@ import contextlib
 from pathlib import Path
 from unittest import mock
 
+import pyarrow as pa
+
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup import small_decisions
 from corpus_pipeline.dedup.staging import write_documents_stage
+from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.lifecycle import StageResult
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
@@ -50,14 +53,17 @@ def decided_by_spark_jobs():
         small_decisions.SMALL_INPUT_BYTES = small_input_bytes
 
 
-def dedup_at_partitionings(spark, docs: list[dict], config: PipelineConfig, tmp_path: Path) -> list[Path]:
-    """One dedup output directory per partitioning in PARTITIONINGS, then the local runner's."""
+def dedup_at_partitionings(
+    spark, docs: list[dict], config: PipelineConfig, tmp_path: Path, schema: pa.Schema = DOCUMENT_SCHEMA
+) -> list[Path]:
+    """One dedup output directory per partitioning in PARTITIONINGS, then the local runner's; the
+    documents written in `schema` (the document's, or with a stage's columns)."""
     outputs = []
     previous = spark.conf.get("spark.sql.shuffle.partitions")
     try:
         for parts in PARTITIONINGS:
             spark.conf.set("spark.sql.shuffle.partitions", str(parts))
-            source = write_documents_stage(docs, tmp_path / f"in{parts}", parts=parts)
+            source = write_documents_stage(docs, tmp_path / f"in{parts}", parts=parts, schema=schema)
             with decided_by_spark_jobs() if parts == SPARK_DECIDES_AT else contextlib.nullcontext():
                 outputs.append(run_dedup(source, tmp_path / f"out{parts}", config, spark).output)
     finally:

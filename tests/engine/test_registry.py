@@ -50,8 +50,9 @@ def test_the_pipeline_runs_the_registry_in_order_with_the_gates_before_the_corpu
     assert [name for name in steps if name in NAMES] == NAMES
     assert steps.index("gates") == steps.index("train-tokenizer") - 1
     assert steps[-2:] == ["train", "report"]
-    assert [s.name for s in fused_run("extract")] == ["extract", "langid", "normalize"]
-    assert [s.name for s in fused_run("ingest")] == ["ingest", "langid", "normalize"]
+    # embed, opt-in, is fused after normalize when a run enables it (RunPlan.skip leaves it out otherwise).
+    assert [s.name for s in fused_run("extract")] == ["extract", "langid", "normalize", "embed"]
+    assert [s.name for s in fused_run("ingest")] == ["ingest", "langid", "normalize", "embed"]
     assert [s.name for s in fused_run("pii")] == ["pii", "quality", "decontaminate"]
     assert [s.name for s in fused_run("dedup")] == ["dedup"]
 
@@ -62,6 +63,7 @@ def test_the_report_lists_the_stages_that_count_documents():
         "ingest",
         "langid",
         "normalize",
+        "embed",
         "dedup",
         "pii",
         "quality",
@@ -76,6 +78,10 @@ def test_the_stages_after_the_source_stages_read_the_one_that_ran():
     assert previous_documents_stage("langid", lambda directory: directory == "01_ingest").name == "ingest"
     assert previous_documents_stage("langid", lambda directory: False).name == "extract"
     assert previous_documents_stage("normalize", lambda directory: True).name == "langid"
+    # An opt-in stage is read only when it ran.
+    assert previous_documents_stage("dedup").name == "normalize"
+    assert previous_documents_stage("dedup", lambda directory: directory == "03b_embed").name == "embed"
+    assert previous_documents_stage("dedup", lambda directory: directory != "03b_embed").name == "normalize"
     with pytest.raises(ValueError, match="01_extract, 01_ingest"):
         previous_documents_stage("langid", lambda directory: True)
     assert previous_documents_stage("ingest") is None and previous_documents_stage("extract") is None

@@ -29,7 +29,8 @@ def test_each_source_runs_with_its_overrides_labels_and_directory(tmp_path):
     assert plan.config.dedup.source_priority == ["wiki", "web", "news"]  # priority 5, 1, 0
     assert web.plan.run_dir == tmp_path / "runs" / "demo" / "sources" / "web"
     assert (web.plan.inputs, web.plan.datasets) == (("crawl/",), ())
-    assert (wiki.plan.datasets, wiki.plan.skip) == (("wiki.xml.bz2",), ("langid",))
+    # embed, opt-in and not enabled, is left out too.
+    assert (wiki.plan.datasets, wiki.plan.skip) == (("wiki.xml.bz2",), ("langid", "embed"))
     assert (wiki.config.ingest.format, wiki.config.ingest.source, wiki.config.ingest.domain) == (
         "wikipedia",
         "wiki",

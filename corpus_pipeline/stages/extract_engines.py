@@ -10,6 +10,11 @@ benchmarks/README.md):
     (Chinese F1 0.848 -> 0.873 on the 86 Chinese gold pages, overall 0.918 -> 0.920). A CJK title
     decides before the first call, so most such pages cost one call, not two. The title matters: by
     the first text alone 7 forum pages whose first text is a Latin-script menu are missed (0.860).
+    favor_recall also keeps the page's link lists (related news, "you may also like", hot topics):
+    on the Chinese gold pages 13,758 of the tokens not in the gold text sit on `- ` list lines,
+    against 366 gold tokens. Runs of 6 or more list items are dropped from that pass's text
+    (`without_list_runs`): Chinese 0.873 -> 0.891. Only there: on the other 1,346 pages list runs
+    are mostly content (the same rule would cost 0.923 -> 0.914).
   - a page whose text is nearly all table rows (`| cell |` lines) is extracted again without tables:
     trafilatura takes a layout table (a shop's sidebar ranking) for the content, and ClueWeb09's 29
     Japanese shop pages all became the same 398 characters of one sidebar. No gold page changes.
@@ -36,6 +41,14 @@ CJK_SHARE = 0.3
 # overall F1 by less than 0.001 (an empty second text keeps the first).
 LAYOUT_TABLE_SHARE = 0.9
 
+# A run of this many `- ` list items in the recall pass's text is a link list, not the page's text:
+# 4 cut gold lists on 3 Chinese pages (recall 0.922 -> 0.912); 5 to 10 score alike (0.888-0.891).
+LIST_RUN_ITEMS = 6
+# News lists print a source and a date on a line of their own between items ("强图打榜 2024-05-23
+# 09:41:17", 27 characters): a line this short between two items does not end the run.
+LIST_GAP_CHARS = 30
+_LIST_ITEM = re.compile(r"\s*- ")
+
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _TITLE_SCAN_CHARS = 200_000  # where a title can be: <head> comes first, even on a 10 MB page
 
@@ -55,6 +68,32 @@ def table_row_share(text: str) -> float:
     lines = [line.strip() for line in text.split("\n") if line.strip()]
     total = sum(map(len, lines))
     return sum(len(line) for line in lines if line.startswith("|")) / total if total else 0.0
+
+
+def without_list_runs(text: str) -> str:
+    """`text` without its runs of LIST_RUN_ITEMS or more `- ` list lines (blank lines, and one line
+    of at most LIST_GAP_CHARS between two items, belong to the run)."""
+    lines = text.split("\n")
+    dropped: set[int] = set()
+    start = 0
+    while start < len(lines):
+        if not _LIST_ITEM.match(lines[start]):
+            start += 1
+            continue
+        items, last, index = 1, start, start + 1
+        while index < len(lines):
+            line = lines[index]
+            if _LIST_ITEM.match(line):
+                items, last = items + 1, index
+            elif line.strip() and not (
+                len(line.strip()) <= LIST_GAP_CHARS and index + 1 < len(lines) and _LIST_ITEM.match(lines[index + 1])
+            ):
+                break
+            index += 1
+        if items >= LIST_RUN_ITEMS:
+            dropped.update(range(start, last + 1))
+        start = last + 1
+    return "\n".join(line for number, line in enumerate(lines) if number not in dropped) if dropped else text
 
 
 class TrafilaturaEngine:
@@ -83,6 +122,9 @@ class TrafilaturaEngine:
             text = self._extract(html, url, settings) or text
         if text and settings["include_tables"] and table_row_share(text) >= LAYOUT_TABLE_SHARE:
             text = self._extract(html, url, {**settings, "include_tables": False}) or text
+        if text and settings is self.cjk_settings:
+            trimmed = without_list_runs(text)
+            text = trimmed if trimmed.strip() else text  # a page that is one list keeps it
         return text
 
     @staticmethod

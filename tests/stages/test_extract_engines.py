@@ -6,10 +6,18 @@ from __future__ import annotations
 import pytest
 from conftest import html_page, shared_data, write_warc
 from pydantic import ValidationError
+from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import ExtractConfig
+from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.stages.extract import ExtractStage
-from corpus_pipeline.stages.extract_engines import cjk_share, table_row_share, title_is_cjk
+from corpus_pipeline.stages.extract_engines import (
+    TrafilaturaEngine,
+    cjk_share,
+    table_row_share,
+    title_is_cjk,
+    without_list_runs,
+)
 from corpus_pipeline.stats import StageStats
 
 ARTICLE = "<p>" + "The committee approved the new river restoration plan after a long debate. " * 6 + "</p>"
@@ -40,6 +48,47 @@ def test_the_signals_of_the_second_passes():
     assert title_is_cjk("<html><head><title>人民日报 - 首页</title>") and not title_is_cjk("<title>News</title>")
     assert table_row_share("| Home | Shop |\n| 1位 | Bag |") == 1.0
     assert table_row_share("A paragraph of text.\n| a | b |") < 0.5
+
+
+def test_a_run_of_six_list_items_is_dropped_with_its_date_lines_and_a_shorter_list_is_kept():
+    related = "\n".join(f"- 相关新闻标题第{n}条\n强图打榜 2024-05-23 09:4{n}:17" for n in range(6))
+    text = "以色列战时内阁审查了一份重启停火谈判的提案。\n" + related + "\n加载更多新闻"
+    # the date line after the last item is not between two items: it stays
+    assert (
+        without_list_runs(text)
+        == "以色列战时内阁审查了一份重启停火谈判的提案。\n强图打榜 2024-05-23 09:45:17\n加载更多新闻"
+    )
+    five = "正文第一段。\n" + "\n".join(f"- 第{n}点" for n in range(5))
+    assert without_list_runs(five) == five
+    # a long line between items ends the run: two runs of 3, both kept
+    split = (
+        "- a\n- b\n- c\n"
+        + "这是一段很长的正文，它说明了列表前后的内容，并不是新闻来源或者日期那样短的一行。"
+        + "\n- d\n- e\n- f"
+    )
+    assert without_list_runs(split) == split
+
+
+def gold_page_html(bench_id: str) -> tuple[str, str]:
+    """(decoded HTML, url) of one page of shared/data/web/pages.warc.gz, by its WARC-Bench-Id."""
+    with open(shared_data("web/pages.warc.gz"), "rb") as stream:
+        for record in ArchiveIterator(stream):
+            if record.rec_headers.get_header("WARC-Bench-Id") == bench_id:
+                html, _ = decode_html(record.content_stream().read(), record.http_headers.get_header("Content-Type"))
+                return html, record.rec_headers.get_header("WARC-Target-URI")
+    raise LookupError(bench_id)
+
+
+@pytest.mark.realdata
+def test_the_cjk_recall_pass_drops_the_related_news_list():
+    """A Yahoo Hong Kong article: favor_recall keeps its 20-item "你可能還想看" list (3,736 characters
+    for a 132-character article, precision 0.05); without the list run the article is the text."""
+    html, url = gold_page_html("magic-html/article/2681eeacec6ab049817f3908bab3ae67a01396cedc3ede29df29ecc94ecd1265")
+    text = TrafilaturaEngine(ExtractConfig())(html, url)
+    assert "路透月度調查顯示，日本企業信心5月保持穩定" in text
+    assert "信報財經新聞" not in text and len(text) < 400
+    untrimmed = TrafilaturaEngine(ExtractConfig())._extract(html, url, TrafilaturaEngine(ExtractConfig()).cjk_settings)
+    assert "信報財經新聞" in untrimmed  # the list is there before the trim: the test can fail
 
 
 @pytest.mark.realdata

@@ -14,9 +14,11 @@ from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.stages.extract_engines import (
     TrafilaturaEngine,
     cjk_share,
+    short_line_share,
     table_row_share,
     title_is_cjk,
     without_list_runs,
+    without_repeated_lines,
 )
 from corpus_pipeline.stats import StageStats
 
@@ -69,6 +71,20 @@ def test_a_run_of_six_list_items_is_dropped_with_its_date_lines_and_a_shorter_li
     assert without_list_runs(split) == split
 
 
+def test_a_line_repeated_in_the_text_is_kept_once_and_short_lines_may_repeat():
+    text = "《北京影人》5月20日起电影频道播出\n时长：01:45\n《北京影人》5月20日起电影频道播出\n回复\n回复"
+    assert without_repeated_lines(text) == "《北京影人》5月20日起电影频道播出\n时长：01:45\n回复\n回复"
+
+
+def test_the_menu_signal_is_the_share_of_characters_on_short_lines():
+    menu = "首页\n板块\n导航页\n登录\n注册\n商标审查标准\n" + "商标的资料，包括审查标准的全文与说明。" * 2
+    assert (
+        short_line_share(menu)
+        > 0.3
+        > short_line_share("一段很长的正文，说明了这个页面的主要内容，没有菜单。" * 3 + "\n回复")
+    )
+
+
 def gold_page_html(bench_id: str) -> tuple[str, str]:
     """(decoded HTML, url) of one page of shared/data/web/pages.warc.gz, by its WARC-Bench-Id."""
     with open(shared_data("web/pages.warc.gz"), "rb") as stream:
@@ -89,6 +105,18 @@ def test_the_cjk_recall_pass_drops_the_related_news_list():
     assert "信報財經新聞" not in text and len(text) < 400
     untrimmed = TrafilaturaEngine(ExtractConfig())._extract(html, url, TrafilaturaEngine(ExtractConfig()).cjk_settings)
     assert "信報財經新聞" in untrimmed  # the list is there before the trim: the test can fail
+
+
+@pytest.mark.realdata
+def test_a_forum_page_whose_recall_text_is_its_menus_is_extracted_again_with_favor_precision():
+    """bbscloud: the recall pass gives the page's menus and buttons around a 24-character post
+    (precision 0.07); favor_precision prunes them and keeps the post's title and attachment."""
+    html, url = gold_page_html("magic-html/forum/064630183c160b4e071152e52acc93690ed04f8e3747ace8c948aeca4d9f4259")
+    engine = TrafilaturaEngine(ExtractConfig())
+    recall_text = engine._extract(html, url, engine.cjk_settings)
+    assert short_line_share(recall_text) >= 0.3 and "求职招聘" in recall_text
+    text = engine(html, url)
+    assert "求职招聘" not in text and "商标" in text
 
 
 @pytest.mark.realdata

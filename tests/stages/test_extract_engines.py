@@ -108,15 +108,32 @@ def test_the_cjk_recall_pass_drops_the_related_news_list():
 
 
 @pytest.mark.realdata
-def test_a_forum_page_whose_recall_text_is_its_menus_is_extracted_again_with_favor_precision():
-    """bbscloud: the recall pass gives the page's menus and buttons around a 24-character post
-    (precision 0.07); favor_precision prunes them and keeps the post's title and attachment."""
-    html, url = gold_page_html("magic-html/forum/064630183c160b4e071152e52acc93690ed04f8e3747ace8c948aeca4d9f4259")
+def test_a_recall_text_of_menus_is_extracted_again_with_favor_precision():
+    """A poem page: the recall pass adds the report dialog's eight options as lines of their own
+    (precision 0.61); favor_precision drops them and keeps the poem."""
+    html, url = gold_page_html("magic-html/article/777ddd63e01e0fb13f4ab1f4bc6a2ff0c15e68c50ef6707d800e13d17fb5e99e")
     engine = TrafilaturaEngine(ExtractConfig())
     recall_text = engine._extract(html, url, engine.cjk_settings)
-    assert short_line_share(recall_text) >= 0.3 and "求职招聘" in recall_text
+    assert short_line_share(recall_text) >= 0.3 and "侵权抄袭" in recall_text
     text = engine(html, url)
-    assert "求职招聘" not in text and "商标" in text
+    assert "侵权抄袭" not in text and "深夜看书须尽欢" in text
+
+
+@pytest.mark.realdata
+def test_the_precision_text_is_refused_where_it_drops_the_pages_prose():
+    """A Common Crawl list page: favor_precision keeps 65 characters of footer for its 565
+    characters of Chinese text; the recall text stays."""
+    with open(shared_data("warc/cc-main-2020-34-excerpt.warc.gz"), "rb") as stream:
+        record = next(
+            r
+            for r in ArchiveIterator(stream)
+            if r.rec_type == "response" and "077678u.info" in (r.rec_headers.get_header("WARC-Target-URI") or "")
+        )
+        html, _ = decode_html(record.content_stream().read(), record.http_headers.get_header("Content-Type"))
+        url = record.rec_headers.get_header("WARC-Target-URI")
+    engine = TrafilaturaEngine(ExtractConfig())
+    assert cjk_share(engine._extract(html, url, engine.precision_settings) or "") == 0.0
+    assert cjk_share(engine(html, url)) > 0.5
 
 
 @pytest.mark.realdata

@@ -60,8 +60,9 @@ def test_a_file_cut_anywhere_reads_as_the_warcio_path_reads_it(member_file, monk
     _, data = member_file
     cut = tmp_path / "cut.warc.gz"
     cut.write_bytes(data[: int(len(data) * fraction)])
+    # What the warcio path makes of a cut depends on where in a member it falls (the records' ids
+    # and dates move the members from run to run): whatever it is, the fast path must agree.
     assert items(cut) == items(cut, monkeypatch)
-    assert isinstance(read_warc_last(cut), ReadFault) or fraction == 0.999
 
 
 def read_warc_last(path):

@@ -66,7 +66,7 @@ class SparkConfig(Strict):
 
 class ExtractConfig(Strict):
     # Which library finds the main text (stages/extract_engines.py). On the 1,432 gold pages of
-    # shared/data/web (benchmarks/README.md): trafilatura F1 0.920 (Chinese 0.873), 29.9 CPU s;
+    # shared/data/web (benchmarks/README.md): trafilatura F1 0.921 (Chinese 0.8985), ~30 CPU s idle;
     # resiliparse 0.856 (Chinese 0.798), 2.7 CPU s.
     engine: Literal["trafilatura", "resiliparse"] = "trafilatura"
     # trafilatura settings: its own defaults but comments. favor_precision cost 0.8 F1 points
@@ -77,7 +77,8 @@ class ExtractConfig(Strict):
     include_tables: bool = True
     include_links: bool = False
     # Pages whose text is mostly Han or kana are extracted again with favor_recall and comments
-    # (forum replies are the text there): Chinese F1 0.848 -> 0.873. A second call only where the <title> did not tell.
+    # (forum replies are the text there), then trimmed of that mode's link lists, menus and repeated
+    # lines: Chinese F1 0.848 -> 0.8985. A second call only where the <title> did not tell.
     cjk_recall_pass: bool = True
     # trafilatura's deduplicate keeps a process-wide cache, which makes output depend on how
     # documents were partitioned: off here, the dedup stage does it deterministically.

@@ -11,7 +11,7 @@ from warcio.archiveiterator import ArchiveIterator
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.lifecycle import Executor
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.evaluation.extraction import ExtractionReport, load_gold, score_extraction
+from corpus_pipeline.evaluation.extraction import ExtractionReport, GoldPage, gold_text, load_gold, score_extraction
 from corpus_pipeline.evaluation.langid import LangIdReport, load_sentences, read_fasttext_labels, score_langid
 from corpus_pipeline.stages.langid import LangIdStage, bundled_model_path
 from corpus_pipeline.urls import canonical_url
@@ -45,7 +45,15 @@ def evaluate_extraction(
                 page_id = page_ids.get(row["warc_record_id"])
                 if page_id is not None:
                     extracted[page_id] = row["text"]
-    return score_extraction(gold, extracted)
+    return score_extraction(gold, extracted, gold_languages(gold, config))
+
+
+def gold_languages(gold: list[GoldPage], config: PipelineConfig) -> dict[str, str]:
+    """Page id -> the language the langid stage gives its gold text (``unknown`` when it says none),
+    so extraction is scored per language."""
+    stage = LangIdStage(config.langid)
+    stage.setup()
+    return {page.id: (stage.predict(gold_text(page)) or [("unknown", 0.0)])[0][0] for page in gold}
 
 
 def evaluate_langid(sentences_dir: str, config: PipelineConfig, max_per_language: int | None = None) -> LangIdReport:

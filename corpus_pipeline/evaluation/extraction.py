@@ -249,12 +249,15 @@ class ExtractionReport:
     chinese: GroupScore
     unknown_ids: int  # extracted ids with no gold page: a non-zero value hints at an id mismatch
     pages: list[PageScore] = field(repr=False)
+    # language of the gold text (see `score_extraction`) -> its pages' score, most pages first
+    by_language: dict[str, GroupScore] = field(default_factory=dict)
 
     def to_dict(self, include_pages: bool = False) -> dict:
         result = {
             "overall": asdict(self.overall),
             "by_source": {source: asdict(group) for source, group in self.by_source.items()},
             "chinese": asdict(self.chinese),
+            "by_language": {language: asdict(group) for language, group in self.by_language.items()},
             "unknown_ids": self.unknown_ids,
         }
         if include_pages:
@@ -262,7 +265,12 @@ class ExtractionReport:
         return result
 
     def format_table(self) -> str:
-        rows = [("overall", self.overall), *self.by_source.items(), ("chinese", self.chinese)]
+        rows = [
+            ("overall", self.overall),
+            *self.by_source.items(),
+            ("chinese", self.chinese),
+            *((f"lang:{language}", group) for language, group in self.by_language.items()),
+        ]
         lines = [
             f"{'group':<18}{'pages':>7}{'missing':>9}{'P':>8}{'R':>8}{'F1':>8}"
             f"{'microP':>8}{'microR':>8}{'microAcc':>10}"
@@ -284,20 +292,37 @@ class ExtractionReport:
         return "\n".join(lines)
 
 
-def score_extraction(gold: list[GoldPage], extracted: Mapping[str, str | None]) -> ExtractionReport:
+def score_extraction(
+    gold: list[GoldPage], extracted: Mapping[str, str | None], languages: Mapping[str, str] | None = None
+) -> ExtractionReport:
     """Score extracted texts (page id -> text, ``None`` or absent when dropped) against gold.
 
-    Figures: overall, per source and for Chinese pages (``is_chinese``). Precision and recall are
-    per-page figures macro-averaged over every gold page of the group, missing pages scoring 0;
-    F1 is the harmonic mean of the two averages. See the module docstring for the per-page rules.
+    Figures: overall, per source, for Chinese pages (``is_chinese``) and, given ``languages`` (page
+    id -> language of its gold text), per language. Precision and recall are per-page figures
+    macro-averaged over every gold page of the group, missing pages scoring 0; F1 is the harmonic
+    mean of the two averages. See the module docstring for the per-page rules.
     """
     scores = [score_page(page, extracted.get(page.id)) for page in gold]
     sources = sorted({score.source for score in scores})
     gold_ids = {page.id for page in gold}
+    by_language: dict[str, list[PageScore]] = {}
+    for score in scores:
+        by_language.setdefault((languages or {}).get(score.id) or "unknown", []).append(score)
     return ExtractionReport(
         overall=_group_score(scores),
         by_source={source: _group_score([s for s in scores if s.source == source]) for source in sources},
         chinese=_group_score([score for score in scores if score.chinese]),
         unknown_ids=sum(page_id not in gold_ids for page_id in extracted),
         pages=scores,
+        by_language={
+            language: _group_score(group)
+            for language, group in sorted(by_language.items(), key=lambda item: (-len(item[1]), item[0]))
+        }
+        if languages is not None
+        else {},
     )
+
+
+def gold_text(page: GoldPage) -> str:
+    """What a page's gold says its main text is: the text, or the ``with`` snippets joined."""
+    return page.text if page.kind == "full" else "\n".join(page.with_snippets)

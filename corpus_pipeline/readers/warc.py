@@ -1,7 +1,9 @@
 """Read WARC (gzip or plain, WARC/0.18 to 1.1), Common Crawl WET and ARC files record by record,
 never losing what was readable before a fault.
 
-warcio does the parsing. What this adds: bounded payload reads (a 200 MB page is measured, not
+fastwarc reads the records first (readers/warc_fast.py), as long as it can vouch for each one; the
+first record it cannot, and the rest of the file, are read here with warcio, where every fault is
+handled. What this adds to warcio: bounded payload reads (a 200 MB page is measured, not
 loaded), the byte offset of every record, recovery of whole-file-gzipped WARCs (warcio refuses them,
 though every record is intact), and a `ReadFault` item instead of an exception when a file is
 truncated or corrupt, so the records before the fault are kept and the fault is accounted for.
@@ -17,51 +19,29 @@ from __future__ import annotations
 
 import gzip
 import io
-import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 
+from corpus_pipeline.readers.warc_fast import fast_records
+from corpus_pipeline.readers.warc_record import (
+    GZIP_MAGIC,
+    OVER_LIMIT_PROBE,
+    PROBE_COMPRESSED_BYTES,
+    Progress,
+    ReadFault,
+    WarcRecord,
+    inflates_to_a_record,
+    warc_record,
+)
 from corpus_pipeline.storage import Storage
+
+__all__ = ["ReadFault", "WarcRecord", "next_gzip_member", "read_warc"]
 
 # Bytes after the last record that are not a fault: blank lines some writers add.
 _TRAILING_SLACK = 8
-# Read this much past the limit to know a payload is over it without reading it all.
-_OVER_LIMIT_PROBE = 1
-_GZIP_MAGIC = b"\x1f\x8b\x08"  # ID1, ID2, CM=deflate (RFC 1952): how every gzip member starts
-# The 3-byte magic also occurs by chance inside compressed data (once per 16 MiB on average), so a
-# candidate counts only when it inflates to the start of a WARC record; this much is inflated to see.
-_PROBE_COMPRESSED_BYTES = 4096
 _SCAN_BLOCK_BYTES = 1 << 20
-
-
-@dataclass
-class WarcRecord:
-    rec_type: str  # response, resource, conversion (WET), request, warcinfo, metadata, revisit
-    target_uri: str | None
-    date: str | None
-    record_id: str | None
-    offset: int  # byte offset of the record in the file (in the decompressed stream when recovered)
-    http_status: int | None
-    http_content_type: str | None  # the HTTP header (or WARC Content-Type for resource/conversion)
-    payload: bytes  # empty when over the limit
-    payload_length: int  # bytes read, capped at limit + 1
-    over_limit: bool
-    warc_truncated: str | None  # WARC-Truncated header: the crawler cut the body
-    is_part_of: str | None = None  # warcinfo `isPartOf` (Common Crawl's snapshot name)
-
-
-@dataclass
-class ReadFault:
-    offset: int
-    error: str  # exception class, `Truncated` (the file ends inside a record) or `CorruptGzipMember`
-    message: str
-    # Bytes of the file that were not read as records because of this fault: from the end of the
-    # last good record to the next readable gzip member, or to the end of the file.
-    skipped_bytes: int = 0
-    unread_from: int = 0  # where those bytes start: unique per fault of a file
 
 
 class _TruncatedRecord(Exception):
@@ -77,62 +57,27 @@ def _is_non_chunked_gzip(error: Exception) -> bool:
     return isinstance(error, ArchiveLoadFailed) and "non-chunked gzip" in str(error)
 
 
-def _warcinfo_is_part_of(payload: bytes) -> str | None:
-    for line in payload.decode("utf-8", "replace").splitlines():
-        key, sep, value = line.partition(":")
-        if sep and key.strip().lower() == "ispartof":
-            return value.strip() or None
-    return None
-
-
 def _to_record(record, iterator: ArchiveIterator, max_payload_bytes: int) -> WarcRecord:
     headers = record.rec_headers
-    http = record.http_headers
-    payload = record.content_stream().read(max_payload_bytes + _OVER_LIMIT_PROBE)
-    over_limit = len(payload) > max_payload_bytes
+    payload = record.content_stream().read(max_payload_bytes + OVER_LIMIT_PROBE)
     # Only after the payload read: asking for the offset earlier makes warcio skip the record.
     offset = iterator.get_record_offset()
     missing = getattr(record.raw_stream, "limit", 0)
     if missing > 0:  # warcio stops quietly at EOF; a block shorter than declared is a cut file
         raise _TruncatedRecord(f"the record at byte {offset} is cut short: {missing} bytes of its block missing")
-    status = None
-    if http is not None and record.rec_type in ("response", "revisit"):
-        try:
-            status = int(http.get_statuscode())
-        except (TypeError, ValueError):
-            status = None
-    content_type = http.get_header("Content-Type") if http is not None else headers.get_header("Content-Type")
-    rec = WarcRecord(
-        rec_type=record.rec_type,
-        target_uri=headers.get_header("WARC-Target-URI"),
-        date=headers.get_header("WARC-Date"),
-        record_id=headers.get_header("WARC-Record-ID"),
-        offset=offset,
-        http_status=status,
-        http_content_type=content_type,
-        payload=b"" if over_limit else payload,
-        payload_length=len(payload),
-        over_limit=over_limit,
-        warc_truncated=headers.get_header("WARC-Truncated"),
+    return warc_record(
+        record.rec_type,
+        headers.get_header("WARC-Target-URI"),
+        headers.get_header,
+        record.http_headers,
+        payload,
+        offset,
+        max_payload_bytes,
     )
-    if record.rec_type == "warcinfo":
-        rec.is_part_of = _warcinfo_is_part_of(payload)
-    return rec
-
-
-@dataclass
-class _Progress:
-    """Where reading got to, kept across a fault: what a resync or a fault row needs."""
-
-    emitted: int = 0
-    last_offset: int = 0  # offset of the last record read
-    end: int = 0  # byte after the last complete record (its gzip member) in the file
-    skips: int = 0  # corrupt stretches skipped so far
-    gzipped: bool | None = None  # whether the file's first record came out of a gzip member
 
 
 def _iterate(
-    stream, max_payload_bytes: int, skip: int, file_size: int | None, progress: _Progress
+    stream, max_payload_bytes: int, skip: int, file_size: int | None, progress: Progress
 ) -> Iterator[WarcRecord]:
     iterator = ArchiveIterator(stream, arc2warc=True)  # offsets from stream.tell(): absolute after a seek
     start = progress.end
@@ -160,7 +105,7 @@ def _iterate(
 def read_warc(path: str, max_payload_bytes: int, storage: Storage) -> Iterator[WarcRecord | ReadFault]:
     """Every readable record of `path` (a file or an `s3://` object) in order, with a ReadFault for
     each corrupt gzip member skipped and at most one where reading stopped."""
-    progress = _Progress()
+    progress = Progress()
     try:
         size = storage.size(path)
         stream = storage.open(path)
@@ -168,6 +113,7 @@ def read_warc(path: str, max_payload_bytes: int, storage: Storage) -> Iterator[W
         yield _fault(error, 0, 0, 0)
         return
     with stream:
+        yield from fast_records(stream, max_payload_bytes, progress)
         while True:
             try:
                 stream.seek(progress.end)
@@ -186,7 +132,7 @@ def read_warc(path: str, max_payload_bytes: int, storage: Storage) -> Iterator[W
                 progress.skips += 1
     # One gzip member for the whole file: valid, just not seekable per record. Decompress it as
     # one stream and continue after the records already yielded.
-    whole = _Progress(last_offset=progress.last_offset)
+    whole = Progress(last_offset=progress.last_offset)
     with storage.open(path) as raw:
         try:
             with gzip.GzipFile(fileobj=raw) as unzipped:
@@ -209,24 +155,20 @@ def next_gzip_member(stream, start: int) -> int | None:
     position = start
     while True:
         stream.seek(position)
-        block = stream.read(_SCAN_BLOCK_BYTES + len(_GZIP_MAGIC) - 1)
-        if len(block) < len(_GZIP_MAGIC):
+        block = stream.read(_SCAN_BLOCK_BYTES + len(GZIP_MAGIC) - 1)
+        if len(block) < len(GZIP_MAGIC):
             return None
-        found = block.find(_GZIP_MAGIC)
-        while 0 <= found <= len(block) - len(_GZIP_MAGIC):
+        found = block.find(GZIP_MAGIC)
+        while 0 <= found <= len(block) - len(GZIP_MAGIC):
             if position + found >= start and _starts_a_record(stream, position + found):
                 return position + found
-            found = block.find(_GZIP_MAGIC, found + 1)
+            found = block.find(GZIP_MAGIC, found + 1)
         position += _SCAN_BLOCK_BYTES
 
 
 def _starts_a_record(stream, offset: int) -> bool:
     stream.seek(offset)
-    try:
-        head = zlib.decompressobj(wbits=31).decompress(stream.read(_PROBE_COMPRESSED_BYTES), 16)
-    except zlib.error:
-        return False
-    return head.startswith(b"WARC/")
+    return inflates_to_a_record(stream.read(PROBE_COMPRESSED_BYTES))
 
 
 def _fault(error: Exception, last_offset: int, unread_from: int, read_again_at: int) -> ReadFault:

@@ -125,6 +125,17 @@ def test_score_extraction_macro_average_groups_and_missing():
     assert "magic-html" in table and "chinese" in table and "1 extracted ids" in table
 
 
+def test_score_extraction_per_language_most_pages_first():
+    gold = [full("magic-html/a", "one two"), full("magic-html/b", "drei vier"), full("magic-html/c", "fünf")]
+    extracted = {"magic-html/a": "one two", "magic-html/b": "drei", "magic-html/c": "fünf"}
+    report = score_extraction(gold, extracted, {"magic-html/b": "de", "magic-html/c": "de"})
+    assert list(report.by_language) == ["de", "unknown"]  # a page the mapping does not name
+    assert report.by_language["de"].pages == 2 and report.by_language["de"].recall == pytest.approx(0.75)
+    assert report.by_language["unknown"].f1 == 1.0
+    assert "lang:de" in report.format_table() and "de" in report.to_dict()["by_language"]
+    assert score_extraction(gold, extracted).by_language == {}  # no mapping, no language rows
+
+
 def test_page_absent_from_mapping_counts_as_missing():
     report = score_extraction([full("magic-html/a", "text")], {})
     assert report.overall.missing == 1 and report.overall.recall == 0.0

@@ -6,10 +6,20 @@ from __future__ import annotations
 import pytest
 from conftest import html_page, shared_data, write_warc
 from pydantic import ValidationError
+from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import ExtractConfig
+from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.stages.extract import ExtractStage
-from corpus_pipeline.stages.extract_engines import cjk_share, table_row_share, title_is_cjk
+from corpus_pipeline.stages.extract_engines import (
+    TrafilaturaEngine,
+    cjk_share,
+    short_line_share,
+    table_row_share,
+    title_is_cjk,
+    without_list_runs,
+    without_repeated_lines,
+)
 from corpus_pipeline.stats import StageStats
 
 ARTICLE = "<p>" + "The committee approved the new river restoration plan after a long debate. " * 6 + "</p>"
@@ -40,6 +50,90 @@ def test_the_signals_of_the_second_passes():
     assert title_is_cjk("<html><head><title>人民日报 - 首页</title>") and not title_is_cjk("<title>News</title>")
     assert table_row_share("| Home | Shop |\n| 1位 | Bag |") == 1.0
     assert table_row_share("A paragraph of text.\n| a | b |") < 0.5
+
+
+def test_a_run_of_six_list_items_is_dropped_with_its_date_lines_and_a_shorter_list_is_kept():
+    related = "\n".join(f"- 相关新闻标题第{n}条\n强图打榜 2024-05-23 09:4{n}:17" for n in range(6))
+    text = "以色列战时内阁审查了一份重启停火谈判的提案。\n" + related + "\n加载更多新闻"
+    # the date line after the last item is not between two items: it stays
+    assert (
+        without_list_runs(text)
+        == "以色列战时内阁审查了一份重启停火谈判的提案。\n强图打榜 2024-05-23 09:45:17\n加载更多新闻"
+    )
+    five = "正文第一段。\n" + "\n".join(f"- 第{n}点" for n in range(5))
+    assert without_list_runs(five) == five
+    # a long line between items ends the run: two runs of 3, both kept
+    split = (
+        "- a\n- b\n- c\n"
+        + "这是一段很长的正文，它说明了列表前后的内容，并不是新闻来源或者日期那样短的一行。"
+        + "\n- d\n- e\n- f"
+    )
+    assert without_list_runs(split) == split
+
+
+def test_a_line_repeated_in_the_text_is_kept_once_and_short_lines_may_repeat():
+    text = "《北京影人》5月20日起电影频道播出\n时长：01:45\n《北京影人》5月20日起电影频道播出\n回复\n回复"
+    assert without_repeated_lines(text) == "《北京影人》5月20日起电影频道播出\n时长：01:45\n回复\n回复"
+
+
+def test_the_menu_signal_is_the_share_of_characters_on_short_lines():
+    menu = "首页\n板块\n导航页\n登录\n注册\n商标审查标准\n" + "商标的资料，包括审查标准的全文与说明。" * 2
+    assert (
+        short_line_share(menu)
+        > 0.3
+        > short_line_share("一段很长的正文，说明了这个页面的主要内容，没有菜单。" * 3 + "\n回复")
+    )
+
+
+def gold_page_html(bench_id: str) -> tuple[str, str]:
+    """(decoded HTML, url) of one page of shared/data/web/pages.warc.gz, by its WARC-Bench-Id."""
+    with open(shared_data("web/pages.warc.gz"), "rb") as stream:
+        for record in ArchiveIterator(stream):
+            if record.rec_headers.get_header("WARC-Bench-Id") == bench_id:
+                html, _ = decode_html(record.content_stream().read(), record.http_headers.get_header("Content-Type"))
+                return html, record.rec_headers.get_header("WARC-Target-URI")
+    raise LookupError(bench_id)
+
+
+@pytest.mark.realdata
+def test_the_cjk_recall_pass_drops_the_related_news_list():
+    """A Yahoo Hong Kong article: favor_recall keeps its 20-item "你可能還想看" list (3,736 characters
+    for a 132-character article, precision 0.05); without the list run the article is the text."""
+    html, url = gold_page_html("magic-html/article/2681eeacec6ab049817f3908bab3ae67a01396cedc3ede29df29ecc94ecd1265")
+    text = TrafilaturaEngine(ExtractConfig())(html, url)
+    assert "路透月度調查顯示，日本企業信心5月保持穩定" in text
+    assert "信報財經新聞" not in text and len(text) < 400
+    untrimmed = TrafilaturaEngine(ExtractConfig())._extract(html, url, TrafilaturaEngine(ExtractConfig()).cjk_settings)
+    assert "信報財經新聞" in untrimmed  # the list is there before the trim: the test can fail
+
+
+@pytest.mark.realdata
+def test_a_recall_text_of_menus_is_extracted_again_with_favor_precision():
+    """A poem page: the recall pass adds the report dialog's eight options as lines of their own
+    (precision 0.61); favor_precision drops them and keeps the poem."""
+    html, url = gold_page_html("magic-html/article/777ddd63e01e0fb13f4ab1f4bc6a2ff0c15e68c50ef6707d800e13d17fb5e99e")
+    engine = TrafilaturaEngine(ExtractConfig())
+    recall_text = engine._extract(html, url, engine.cjk_settings)
+    assert short_line_share(recall_text) >= 0.3 and "侵权抄袭" in recall_text
+    text = engine(html, url)
+    assert "侵权抄袭" not in text and "深夜看书须尽欢" in text
+
+
+@pytest.mark.realdata
+def test_the_precision_text_is_refused_where_it_drops_the_pages_prose():
+    """A Common Crawl list page: favor_precision keeps 65 characters of footer for its 565
+    characters of Chinese text; the recall text stays."""
+    with open(shared_data("warc/cc-main-2020-34-excerpt.warc.gz"), "rb") as stream:
+        record = next(
+            r
+            for r in ArchiveIterator(stream)
+            if r.rec_type == "response" and "077678u.info" in (r.rec_headers.get_header("WARC-Target-URI") or "")
+        )
+        html, _ = decode_html(record.content_stream().read(), record.http_headers.get_header("Content-Type"))
+        url = record.rec_headers.get_header("WARC-Target-URI")
+    engine = TrafilaturaEngine(ExtractConfig())
+    assert cjk_share(engine._extract(html, url, engine.precision_settings) or "") == 0.0
+    assert cjk_share(engine(html, url)) > 0.5
 
 
 @pytest.mark.realdata

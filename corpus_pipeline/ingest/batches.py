@@ -80,7 +80,7 @@ def source_column(batch: pa.RecordBatch, records: Records) -> pa.Array:
     """`ingest.source_field`'s values where they are plain names, else `ingest.source`."""
     config, n = records.config, batch.num_rows
     if config.source_field is None:
-        return pa.array([config.source] * n, pa.string())
+        return constant(config.source, n)
     values = _strings(column(batch, config.source_field), n)
     plain = pc.fill_null(pc.match_substring_regex(values, NAME_PATTERN), False)
     fallbacks = n - pc.sum(plain).as_py() if n else 0
@@ -145,19 +145,22 @@ def documents(
     text = pc.if_else(too_large, "", pc.fill_null(text, ""))
     ids, hashed = _ids(batch, text, records, reasons, details)
     url = _strings(column(batch, config.url_field), n)
-    rejected = [index for index, reason in enumerate(reasons) if reason is not None]
-    for index in rejected:
-        ids[index] = f"{records.name}:{unit} {first + index}"
+    clean = reasons.count(None) == n  # most batches reject nothing: no loop over their rows then
+    if not clean:
+        for index in [index for index, reason in enumerate(reasons) if reason is not None]:
+            ids[index] = f"{records.name}:{unit} {first + index}"
     # Most batches repeat no id: one set operation then, a look-up per row only when one does.
-    if not records.seen.all_new([doc_id for index, doc_id in enumerate(ids) if reasons[index] is None]):
+    kept_ids = ids if clean else [doc_id for index, doc_id in enumerate(ids) if reasons[index] is None]
+    if not records.seen.all_new(kept_ids):
+        clean = False
         for index, doc_id in enumerate(ids):
             if reasons[index] is None and not records.seen.first_time(doc_id):
                 reasons[index] = "duplicate_id"
                 details[index] = duplicate_detail(f"{unit} {first + index}", hashed=index in hashed)
-    domains = [config.domain] * n
+    domains = constant(config.domain, n)
     if records.rules:
         texts = text.to_pylist() if records.rules.needs_text else None
-        domains = records.rules.domains_of(url.to_pylist(), config.domain, texts)
+        domains = pa.array(records.rules.domains_of(url.to_pylist(), config.domain, texts), pa.string())
     columns = {
         "id": pa.array(ids, pa.string()),
         "text": text,
@@ -165,14 +168,21 @@ def documents(
         "date": date_column(batch, config.date_fields()),
         "dump": _strings(column(batch, config.dump_field), n),
         "source": source_column(batch, records),
-        "domain": pa.array(domains, pa.string()),
-        "file_path": pa.array([records.path] * n, pa.string()),
+        "domain": domains,
+        "file_path": constant(records.path, n),
         "language": _strings(column(batch, config.language_field), n),
         "metadata": _metadata(batch, records, metadata),
     }
     arrays = [columns[f.name] if f.name in columns else pa.nulls(n, f.type) for f in DOCUMENT_SCHEMA]
     table = pa.Table.from_arrays(arrays, schema=DOCUMENT_SCHEMA)
+    if clean:
+        return VerdictTable(table, pa.nulls(n, pa.string()), pa.nulls(n, pa.string()))
     return VerdictTable(table, pa.array(reasons, pa.string()), pa.array(details, pa.string()))
+
+
+def constant(value: str | None, rows: int) -> pa.Array:
+    """A string column holding `value` in every row (a source's name, the file's path)."""
+    return pa.nulls(rows, pa.string()) if value is None else pa.repeat(pa.scalar(value, pa.string()), rows)
 
 
 def _metadata(batch: pa.RecordBatch, records: Records, given: pa.Array | list | None) -> pa.Array:

@@ -135,24 +135,36 @@ def _add_record(records: Records, where: str, record: dict) -> None:
 
 
 def _chunks(stream) -> Iterator[bytearray]:
-    """Whole lines, ~CHUNK_BYTES at a time (read as blocks and cut after their last newline: line
-    by line, the reading cost a third of pyarrow's parse). `read1` gives what the decompressor
-    has, so a stream that fails (a truncated gzip) first gives all it read before the fault, and
-    its records are kept as extract keeps the records before one."""
-    buffer = bytearray()
-    try:
-        while piece := stream.read1(CHUNK_BYTES):
-            buffer += piece
-            cut = buffer.rfind(b"\n") + 1 if len(buffer) >= CHUNK_BYTES else 0
-            if cut:
-                chunk, buffer = buffer, buffer[cut:]
-                del chunk[cut:]  # the lines, without copying them
-                yield chunk
-    except Exception:
-        if buffer:
-            yield buffer
-        raise
-    if buffer:
+    """Whole lines, ~CHUNK_BYTES at a time: read into one buffer a chunk (no copy but the read's:
+    40 MB in 0.022-0.029 CPU s, half of read1 and a join; line by line took a third of pyarrow's
+    parse) and cut
+    after its last newline. `readinto1` gives what the decompressor has, so a stream that fails
+    (a truncated gzip) first gives all it read before the fault, and its records are kept as
+    extract keeps the records before one."""
+    tail = b""
+    while True:
+        buffer = bytearray(len(tail) + CHUNK_BYTES)
+        buffer[: len(tail)] = tail
+        size = len(tail)
+        try:
+            with memoryview(buffer) as view:
+                while size < len(buffer) and (read := stream.readinto1(view[size:])):
+                    size += read
+        except Exception:
+            if size:
+                yield buffer[:size]
+            raise
+        cut = buffer.rfind(b"\n", 0, size) + 1
+        if size < len(buffer) or not cut:  # the end of the stream, or one line longer than a chunk
+            if size < len(buffer):
+                del buffer[size:]
+                if buffer:
+                    yield buffer
+                return
+            tail = bytes(buffer)
+            continue
+        tail = bytes(buffer[cut:])
+        del buffer[cut:]  # the lines, without copying them
         yield buffer
 
 

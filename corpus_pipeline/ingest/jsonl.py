@@ -135,12 +135,11 @@ def _add_record(records: Records, where: str, record: dict) -> None:
 
 
 def _chunks(stream) -> Iterator[bytearray]:
-    """Whole lines, ~CHUNK_BYTES at a time: read into one buffer a chunk (no copy but the read's:
-    40 MB in 0.022-0.029 CPU s, half of read1 and a join; line by line took a third of pyarrow's
-    parse) and cut
-    after its last newline. `readinto1` gives what the decompressor has, so a stream that fails
-    (a truncated gzip) first gives all it read before the fault, and its records are kept as
-    extract keeps the records before one."""
+    """Whole lines, ~CHUNK_BYTES at a time: read into one buffer a chunk, no copy but the read's
+    (40 MB in 0.022-0.029 CPU s, half of read1 and a join; line by line took a third of pyarrow's
+    parse), and cut after its last newline. `readinto1` gives what the decompressor has, so a
+    stream that fails (a truncated gzip) first gives all it read before the fault, and its records
+    are kept as extract keeps the records before one."""
     tail = b""
     while True:
         buffer = bytearray(len(tail) + CHUNK_BYTES)

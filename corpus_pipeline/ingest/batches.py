@@ -227,7 +227,9 @@ def _ids(batch: pa.RecordBatch, text: pa.Array, records: Records, reasons: list,
     ids = given.cast(pa.string()).to_pylist() if given is not None else [None] * n
     if config.id_prefix:
         ids = [None if doc_id is None else prefixed(config.id_prefix, doc_id) for doc_id in ids]
-    missing = [index for index, doc_id in enumerate(ids) if doc_id is None and reasons[index] is None]
+    missing = []  # the rows whose id is hashed (in most datasets every row has its id: no loop then)
+    if given is None or given.null_count:
+        missing = [index for index, doc_id in enumerate(ids) if doc_id is None and reasons[index] is None]
     if missing:
         raw = text.cast(pa.binary()).take(pa.array(missing)).to_pylist()
         for index, value in zip(missing, raw, strict=True):

@@ -172,7 +172,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ("benchmarks/wiki_residue.py",),
         "not a timing: Wikipedia articles with wikitext residue before and after ingest per language (gensim's "
         "English dump; others given as LANG=PATH), characters kept, pages rejected, quality drops",
-        "~1 min for English; ~25 min for six truncated dumps at load 8",
+        "~12 min for English and six truncated dumps at load 8 (--no-quality: ~6 min)",
     ),
     Benchmark(
         "spam-domains",

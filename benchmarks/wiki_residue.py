@@ -7,7 +7,7 @@ characters kept, the pages ingest rejects and why, and the share of articles the
 
     python benchmarks/wiki_residue.py                      # gensim's English dump (106 articles)
     python benchmarks/wiki_residue.py vi=/tmp/viwiki-truncated-100k.xml.xz ja=... zh=...
-    python benchmarks/wiki_residue.py --no-quality ...     # residue only (~10 s a dump)
+    python benchmarks/wiki_residue.py --no-quality ...     # residue only (~1 min a dump at load 8)
 
 Residue is any of `{|`, `|}`, `thumb|`, `{{`, `}}`, `[[File:` (and the `[[`+namespace forms of
 images, files and categories in the dump's own language), and for Chinese the language-variant

@@ -1,8 +1,9 @@
 """Arrow columns -> the JSON text of each value, with Arrow's string kernels: no Python object per
 row for strings, numbers, booleans, structs and lists (the types of JSON lines and of most Parquet
 datasets' extra columns); a type no kernel writes (timestamps, decimals, binary, maps) is written
-value by value with orjson, as `metadata.dumps` writes it. Used for the `metadata` column, where a
-dict and an `orjson.dumps` a row cost ~4x pyarrow's whole parse of the same JSON lines.
+value by value with orjson, as `metadata.dumps` writes it. Used for the `metadata` column: for
+11,473 FineWeb-shaped documents (a float and an object of two integers) 0.015 CPU s, where a dict
+and an `orjson.dumps` a row took 0.022 and pyarrow's whole parse of the same lines takes 0.045.
 
 Objects leave out their null fields when `drop_nulls` (JSON lines, whose absent keys pyarrow's
 reader fills with nulls), else write them as `null` (a Parquet struct's nulls are values).

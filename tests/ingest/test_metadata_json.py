@@ -48,3 +48,22 @@ def test_a_date_field_is_metadata_only_where_an_earlier_one_gave_the_date():
     fields = MetadataFields(IngestConfig())  # dates from date, timestamp, created, added: in that order
     batch = pa.record_batch({"text": ["a", "b"], "added": ["2020", "2021"], "created": [None, "2019"]})
     assert [json.loads(m) if m else None for m in fields.column(batch).to_pylist()] == [None, {"added": "2021"}]
+
+
+def test_dictionary_and_binary_columns_are_written_as_their_values():
+    fields = MetadataFields(IngestConfig())
+    batch = pa.record_batch(
+        {
+            "text": ["a", "b", "c"],
+            "lang": pa.array(["en", None, "fr"]).dictionary_encode(),  # pandas Categorical
+            "raw": pa.array([b"ok", b"\xff", None], pa.binary()),
+            "big": pa.array([2**63 - 1, None, -1], pa.int64()),
+        }
+    )
+    got = [json.loads(m) for m in fields.column(batch).to_pylist()]
+    want = [json.loads(fields.of(row)) for row in batch.to_pylist()]
+    assert (
+        got
+        == want
+        == [{"lang": "en", "raw": "ok", "big": 2**63 - 1}, {"raw": {"base64": "/w=="}}, {"lang": "fr", "big": -1}]
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import orjson
 import pyarrow.compute as pc
 
 from corpus_pipeline.config import PiiConfig, QualityConfig
@@ -20,7 +21,9 @@ from corpus_pipeline.pii.detector import PiiDetector, redact
 from corpus_pipeline.quality.rules import KeepRules
 from corpus_pipeline.report.run_dir import StageRun, first_rows, kept_parts, parquet_file, rejected_parts, rows_at
 
-EXAMPLE_COLUMNS = ["id", "url", "language", "text", REJECT_DETAIL_FIELD.name]
+EXAMPLE_COLUMNS = ["id", "url", "language", "text", "metadata", REJECT_DETAIL_FIELD.name]
+# Characters of an example's metadata shown (FineWeb's extra columns are ~100, Dolma's ~200).
+METADATA_CHARS = 300
 # Characters scanned past the shown ones: a match that starts before the cut is found whole (a
 # PEM private key block, the longest, is ~1,700 to 3,300 characters).
 _SCAN_MARGIN = 4096
@@ -33,6 +36,7 @@ class Example:
     language: str
     text: str
     detail: str
+    metadata: str  # the ingested record's other fields, one compact JSON object; "" when none
 
 
 @dataclass
@@ -61,7 +65,19 @@ class Redactor:
             language=row.get("language") or "",
             text=self.clean(row.get("text")),
             detail=self.clean(detail if detail is not None else row.get(REJECT_DETAIL_FIELD.name), 300),
+            metadata=self.clean(compact_json(row.get("metadata")), METADATA_CHARS),
         )
+
+
+def compact_json(text: str | None) -> str:
+    """A JSON text without the spaces between its tokens (written by another tool, a stage part may
+    hold `{"a": 1}`); as it is when it does not parse."""
+    if not text:
+        return ""
+    try:
+        return orjson.dumps(orjson.loads(text)).decode("utf-8")
+    except orjson.JSONDecodeError:
+        return text
 
 
 def stage_examples(stage: StageRun, redactor: Redactor, count: int) -> list[ExampleGroup]:

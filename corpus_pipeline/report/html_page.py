@@ -276,8 +276,10 @@ def _example_group(group: ExampleGroup) -> str:
     items = []
     for example in group.examples:
         meta = " \u00b7 ".join(x for x in (example.id, example.language, example.url, example.detail) if x)
+        fields = f'<div class="meta">metadata: {escape(example.metadata)}</div>' if example.metadata else ""
         items.append(
-            f'<div class="example"><div class="meta">{escape(meta)}</div><pre>{escape(example.text)}</pre></div>'
+            f'<div class="example"><div class="meta">{escape(meta)}</div>{fields}'
+            f"<pre>{escape(example.text)}</pre></div>"
         )
     return head + "".join(items)
 
@@ -285,7 +287,7 @@ def _example_group(group: ExampleGroup) -> str:
 def _examples(figures: RunFigures) -> str:
     if not figures.examples:
         return "<p>No examples (no stage finished, or report.examples_per_rule is 0).</p>"
-    note = "<p>Texts are truncated and PII is replaced by the PII stage's placeholders.</p>"
+    note = "<p>Texts and metadata are truncated and PII is replaced by the PII stage's placeholders.</p>"
     return note + "".join(_example_group(group) for group in figures.examples)
 
 

@@ -12,7 +12,7 @@ from ingest_inputs import ingest, kept
 
 from corpus_pipeline.ingest.wikitext import non_text_prefixes, plain_text
 
-RESIDUE = ("{|", "|}", "thumb|", "{{", "}}", "[[File:")
+RESIDUE = ("{|", "|}", "thumb|", "{{", "}}", "[[File:", "[[Category:", "-{", "}-")
 PREFIXES = non_text_prefixes(None)
 
 SHAPES = {
@@ -47,6 +47,29 @@ SHAPES = {
         "Η δυναστεία [[Οίκος|των Γιαγκελλόνων) έληξε.\n[[File:Empire.png|250px|thumb|Μεγάλο [[Λουθηρανισμός|μέρος]]]]\n"
         "Το 1538 χωρίστηκε.]] Τέλος.",
         ["έληξε.", "Το 1538 χωρίστηκε.", "Τέλος."],
+    ),
+    # Armenian dump: MediaWiki shows these as text too; a reader of the corpus sees only junk
+    "template_never_closed": (
+        "Ուժեր (ՌԾՈՒ), նորվեգերեն՝ {{lang-no|Sjøforsvaret)), անգլերեն՝ ,\nՆոր տող։",
+        ["Ուժեր (ՌԾՈՒ), նորվեգերեն՝ Sjøforsvaret))", "Նոր տող։"],
+    ),
+    "closing_braces_that_close_nothing": (
+        "Նոր ոճեր համար<ref name=a>G. Thompson, {{ISBN|0-7486-1910-0}}, p. 134.</ref>։}}\n\n== Տես նաև ==\nՌոք",
+        ["Նոր ոճեր համար։", "Տես նաև", "Ռոք"],
+    ),
+    "category_link_inside_a_category_link": (
+        "Վերջ։\n\n[[Category:Ուելսի մշակույթ]]\n[[Category:[[Category:Կելտական լեզուներ]]]]",
+        ["Վերջ։"],
+    ),
+    # Chinese: language-variant markup, which MediaWiki resolves for each reader
+    "chinese_variant_markup": (
+        "'''快速UDP網路連-{zh-hans:接;zh-hant:線}-'''是一種協定。{{NoteTA|G1=IT}}-{H|zh-cn:内存;zh-tw:記憶體;}-"
+        "見[[流控制传输协议|-{zh-tw:串流控制傳輸協定; zh-cn:流控制传输协议;}-]]與-{R|Linux}-。",
+        ["快速UDP網路連接是一種協定。", "見流控制传输协议與Linux。"],
+    ),
+    "template_in_a_comment_is_no_variant_block": (
+        "<!--{{expert needed|1=Engineering|date=June 2018}}-->\n'''等M圓'''是繪圖工具。",
+        ["等M圓是繪圖工具。"],
     ),
     "pasted_tex": (
         "Chữ A.\n{\\displaystyle 10^{-18}}\n\nA được đọc là a.",

@@ -62,6 +62,10 @@ def _to_record(record, iterator: ArchiveIterator, max_payload_bytes: int) -> War
     payload = record.content_stream().read(max_payload_bytes + OVER_LIMIT_PROBE)
     # Only after the payload read: asking for the offset earlier makes warcio skip the record.
     offset = iterator.get_record_offset()
+    # Content-Length is mandatory (WARC 1.1 section 5.2; warcio fills it for ARC). warcio parses a header
+    # block cut by EOF as if it were whole: without this, a record of no type or an empty length and no body.
+    if not (headers.get_header("Content-Length") or "").strip().isdigit():
+        raise _TruncatedRecord(f"the record at byte {offset} is cut inside its WARC headers")
     missing = getattr(record.raw_stream, "limit", 0)
     if missing > 0:  # warcio stops quietly at EOF; a block shorter than declared is a cut file
         raise _TruncatedRecord(f"the record at byte {offset} is cut short: {missing} bytes of its block missing")

@@ -148,3 +148,25 @@ def test_real_and_broken_files_read_as_the_warcio_path_reads_them(relative, monk
 @pytest.mark.realdata
 def test_common_crawl_records_come_from_the_fast_path():
     assert fast_count(shared_data("warc/cc-main-2020-34-excerpt.warc.gz")) == 49  # of 50
+
+
+def test_a_file_cut_inside_a_records_warc_headers_is_a_truncation_never_an_empty_record(member_file, tmp_path):
+    """warcio parses a header block cut by EOF as if it were whole (a record of no type, no URI and
+    no body); every cut inside the last member's headers must end in a fault that counts the cut
+    member's bytes as skipped (Truncated, or warcio's own complaint when only `W` inflates)."""
+    import zlib
+
+    path, data = member_file
+    last = _member_starts(data)[-1]
+    inflated_head = zlib.decompressobj(wbits=31).decompress(data[last:]).split(b"\r\n\r\n", 1)[0]
+    cut = tmp_path / "cut.warc.gz"
+    faults = 0
+    for end in range(last + 12, len(data)):  # past the gzip header, through the member
+        if len(zlib.decompressobj(wbits=31).decompress(data[last:end])) >= len(inflated_head):
+            break  # the whole header block inflates: from here on the payload is what is cut
+        cut.write_bytes(data[:end])
+        found = list(read_warc(str(cut), LIMIT, storage=Storage()))
+        assert all(item.payload_length > 0 for item in found[:-1] if not isinstance(item, ReadFault))
+        assert isinstance(found[-1], ReadFault) and found[-1].skipped_bytes == end - last, (end - last, found[-1])
+        faults += 1
+    assert faults > 3

@@ -23,6 +23,7 @@ from corpus_pipeline.config.filtering import (
     QualityClassifierConfig,
     QualityConfig,
     QualityGatesConfig,
+    ScoreHeadConfig,
     SpamConfig,
 )
 from corpus_pipeline.config.ingest import (
@@ -68,6 +69,7 @@ __all__ = [
     "PiiTypeName",
     "PipelineConfig",
     "QualityClassifierConfig",
+    "ScoreHeadConfig",
     "QualityConfig",
     "QualityGatesConfig",
     "SpamConfig",

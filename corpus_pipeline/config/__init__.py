@@ -38,7 +38,7 @@ from corpus_pipeline.config.ingest import (
 from corpus_pipeline.config.keep_rules import KeepRule, KeepRulePatch, SignalBounds
 from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.config.pipeline import NightlyConfig, RunConfig
-from corpus_pipeline.config.report import DriftBounds, ReportConfig
+from corpus_pipeline.config.report import DiversityConfig, DriftBounds, ReportConfig
 from corpus_pipeline.config.sources import DomainClassifierConfig, DomainRule, DomainsConfig, IngestConfig
 from corpus_pipeline.config.storage import StorageConfig
 from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
@@ -54,6 +54,7 @@ __all__ = [
     "DomainClassifierConfig",
     "DomainRule",
     "DomainsConfig",
+    "DiversityConfig",
     "DriftBounds",
     "EngineConfig",
     "EvalSetConfig",

@@ -18,7 +18,7 @@ from corpus_pipeline.engine.registry import STAGES as REGISTRY
 from corpus_pipeline.pipeline.gates import GateReport, evaluate_gates
 from corpus_pipeline.report.bars import Bars, ranked, top_with_other
 from corpus_pipeline.report.decontam_figures import DecontaminationFigures, decontamination_figures
-from corpus_pipeline.report.diversity import DiversityFigures
+from corpus_pipeline.report.diversity import DiversityFigures, cluster_drift, diversity_figures
 from corpus_pipeline.report.drift import DriftCheck, Profile, compare
 from corpus_pipeline.report.examples import ExampleGroup, Redactor, borderline_kept, stage_examples
 from corpus_pipeline.report.funnel import FunnelRow, funnel_rows, text_bytes_per_token
@@ -220,7 +220,6 @@ def _diversity(
         figures.diversity_skipped = "not measured: no document stage finished"
         return
     from corpus_pipeline.embeddings.encoder import EncoderUnavailable, load_encoder
-    from corpus_pipeline.report.diversity import cluster_drift, diversity_figures
 
     try:
         encoder = load_encoder(settings.model, settings.device)

@@ -32,10 +32,13 @@ class DriftBounds(Strict):
     # snapshots 0.1 leaves room for a smaller bound.
     token_jsd: float = Field(0.1, ge=0.0, le=1.0)
     # The largest change of one topic cluster's share within its language/domain group (report.diversity:
-    # the previous snapshot's sample assigned to this snapshot's clusters), absolute. 0.1: two seeded
-    # samples of 200 documents of one corpus differ by up to ~0.06 on one of 8 clusters from sampling
-    # alone (the binomial's 2 sigma at a share of 1/8: 2 * sqrt(0.125 * 0.875 / 200) = 0.047).
-    cluster_share: float = Field(0.1, ge=0.0, le=1.0)
+    # the previous snapshot's sample assigned to this snapshot's clusters), absolute. The sample is
+    # chosen by a hash of the id, so an unchanged corpus drifts by exactly 0 (measured: 0.0 with the
+    # rows in another order), and only new or gone documents move a share. Measured with 150 documents
+    # per group and 8 clusters: ABC news against a snapshot holding only the first 1,500 of its 3,157
+    # blocks (rural news; the rest of it and all the science news missing) moves one cluster by 0.08
+    # (a science cluster, 0% -> 8%), which 0.05 catches.
+    cluster_share: float = Field(0.05, ge=0.0, le=1.0)
 
 
 class DiversityConfig(Strict):

@@ -1,29 +1,26 @@
 """quality.score_head: the embedding head's `quality_score`, opt-in, batched per task, usable by a
-keep rule and by mix's tier weights. The encoder is a stand-in (tests/embeddings/fake_encoder.py):
+keep rule and by mix's tier weights. The encoder is a stand-in (tests/fake_encoder.py):
 the real model's run is tests/embeddings/test_quality_head_model.py (slow)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from fake_encoder import FakeEncoder
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "embeddings"))
-from fake_encoder import FakeEncoder  # noqa: E402
-
-from corpus_pipeline.config import PipelineConfig, QualityConfig  # noqa: E402
-from corpus_pipeline.document import empty_document  # noqa: E402
-from corpus_pipeline.embeddings.quality_head import fit_head, save_head  # noqa: E402
-from corpus_pipeline.embeddings.quality_score import QualityScorer  # noqa: E402
-from corpus_pipeline.engine.local import LocalExecutor  # noqa: E402
-from corpus_pipeline.engine.publish import publish_rows  # noqa: E402
-from corpus_pipeline.engine.run import run_stage  # noqa: E402
-from corpus_pipeline.mix.encode_part import tier_weights  # noqa: E402
-from corpus_pipeline.quality.stage import HEAD_SIGNAL, QualityStage  # noqa: E402
-from corpus_pipeline.stats import StageStats  # noqa: E402
+from corpus_pipeline.config import PipelineConfig, QualityConfig
+from corpus_pipeline.document import empty_document
+from corpus_pipeline.embeddings.quality_head import fit_head, save_head
+from corpus_pipeline.embeddings.quality_score import QualityScorer
+from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.mix.encode_part import tier_weights
+from corpus_pipeline.quality.stage import HEAD_SIGNAL, QualityStage
+from corpus_pipeline.stats import StageStats
 
 BODY = (
     " of the council voted on Tuesday to expand the public library and to extend its opening hours. Members "

@@ -3,23 +3,18 @@ and their drift against the previous snapshot; off by default, and said so."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from fake_encoder import FakeEncoder
 from report_run_fixture import config, report_run  # noqa: F401 (a fixture)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "embeddings"))
-from fake_encoder import FakeEncoder  # noqa: E402
-
-from corpus_pipeline.config import DiversityConfig  # noqa: E402
-from corpus_pipeline.document import empty_document  # noqa: E402
-from corpus_pipeline.embeddings.kmeans import kmeans, normalized_entropy  # noqa: E402
-from corpus_pipeline.engine.publish import publish_rows  # noqa: E402
-from corpus_pipeline.report import write_report  # noqa: E402
-from corpus_pipeline.report.diversity import CHECK_NAME, group_diversity, sample_groups, share_drift  # noqa: E402
-from corpus_pipeline.report.run_dir import read_stage  # noqa: E402
+from corpus_pipeline.config import DiversityConfig
+from corpus_pipeline.document import empty_document
+from corpus_pipeline.embeddings.kmeans import kmeans, normalized_entropy
+from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.report import write_report
+from corpus_pipeline.report.diversity import CHECK_NAME, group_diversity, sample_groups, share_drift
+from corpus_pipeline.report.run_dir import read_stage
 
 
 def with_diversity(diversity: DiversityConfig):

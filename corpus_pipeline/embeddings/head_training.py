@@ -2,8 +2,9 @@
 texts' first `text_chars` characters, hold out a seeded share of every source, fit the head on the
 rest, measure it on the held-out share and write the head with its sidecar.
 
-The held-out figures are of the head that is written (it is not refitted on everything), per
-source too: a source the head cannot tell from the other class shows there, not in the mean.
+Each source weighs the same within its class (quality_head.balanced_weights). The held-out
+figures are of the head that is written (it is not refitted on everything), per source too: a
+source the head cannot tell from the other class shows there, not in the mean.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from corpus_pipeline.embeddings.quality_head import (
     DEFAULT_L2,
     DEFAULT_TEXT_CHARS,
     accuracy,
+    balanced_weights,
     fit_head,
     roc_auc,
     save_head,
@@ -75,7 +77,8 @@ def train_head(
         rows = np.flatnonzero(origin_array == number)
         count = round(len(rows) * params.holdout) if len(rows) > 1 else 0
         held[rng.permutation(rows)[:count]] = True
-    head = fit_head(vectors[~held], labels_array[~held], encoder.name, params.l2, params.text_chars)
+    weights = balanced_weights(labels_array[~held], origin_array[~held])
+    head = fit_head(vectors[~held], labels_array[~held], encoder.name, params.l2, params.text_chars, weights)
     scores = head.probabilities(vectors[held])
     figures = {"train_examples": int((~held).sum()), "heldout_examples": int(held.sum())}
     if held.any() and len(set(labels_array[held])) == 2:

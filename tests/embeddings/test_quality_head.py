@@ -14,6 +14,7 @@ from corpus_pipeline.embeddings.quality_head import (
     SHIPPED_HEAD,
     HeadFileError,
     accuracy,
+    balanced_weights,
     fit_head,
     load_head,
     roc_auc,
@@ -50,6 +51,15 @@ def test_classes_weigh_alike_whatever_their_counts():
     test_x, test_y = two_topics(100, 100, seed=2)
     scores = head.probabilities(test_x)
     assert np.mean(scores[test_y == 1] >= 0.5) >= 0.95 and np.mean(scores[test_y == 0] < 0.5) >= 0.95
+
+
+def test_each_source_weighs_the_same_within_its_class():
+    labels = np.array([1] * 10 + [1] * 90 + [0] * 50)
+    sources = np.array([0] * 10 + [1] * 90 + [2] * 50)
+    weights = balanced_weights(labels, sources)
+    assert weights[labels == 1].sum() == pytest.approx(75) and weights[labels == 0].sum() == pytest.approx(75)
+    assert weights[sources == 0].sum() == pytest.approx(weights[sources == 1].sum())
+    assert len(set(np.round(weights[labels == 1], 9))) == 2  # within a source, every row alike
 
 
 def test_scores_stay_in_range_for_extreme_inputs():

@@ -178,7 +178,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ("benchmarks/bench_quality_ablation.py",),
         "not a timing: the tiny model trained on the pages of the embedding head's top tier against a random "
         "subset of the same tokens (same steps, same seed), held-out loss on ABC news: both curves and seeds",
-        "212 CPU s, 7 min at load 8 (scoring 125 CPU s; --scores FILE reuses the scores: ~90 CPU s)",
+        "212 CPU s, 7 min at load 8 (125 of them scoring the pages, which --scores FILE saves for the next run)",
     ),
 )
 

@@ -24,6 +24,7 @@ from corpus_pipeline.config.filtering import (
     QualityClassifierConfig,
     QualityConfig,
     QualityGatesConfig,
+    ScoreHeadConfig,
     SpamConfig,
 )
 from corpus_pipeline.config.ingest import (
@@ -38,7 +39,7 @@ from corpus_pipeline.config.ingest import (
 from corpus_pipeline.config.keep_rules import KeepRule, KeepRulePatch, SignalBounds
 from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.config.pipeline import NightlyConfig, RunConfig
-from corpus_pipeline.config.report import DriftBounds, ReportConfig
+from corpus_pipeline.config.report import DiversityConfig, DriftBounds, ReportConfig
 from corpus_pipeline.config.sources import DomainClassifierConfig, DomainRule, DomainsConfig, IngestConfig
 from corpus_pipeline.config.storage import StorageConfig
 from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
@@ -54,6 +55,7 @@ __all__ = [
     "DomainClassifierConfig",
     "DomainRule",
     "DomainsConfig",
+    "DiversityConfig",
     "DriftBounds",
     "EmbeddingsConfig",
     "EngineConfig",
@@ -70,6 +72,7 @@ __all__ = [
     "PiiTypeName",
     "PipelineConfig",
     "QualityClassifierConfig",
+    "ScoreHeadConfig",
     "QualityConfig",
     "QualityGatesConfig",
     "SpamConfig",

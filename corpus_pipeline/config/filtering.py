@@ -207,6 +207,23 @@ class QualityClassifierConfig(Strict):
     positive_label: str = "hq"
 
 
+class ScoreHeadConfig(Strict):
+    """The embedding quality head (embeddings/quality_head.py): the `quality_score` column, the
+    head's probability that a document reads like reference text (Wikipedia, news) rather than a
+    random web page. Mix weights it by tier: `mix.quality_tiers: {column: quality_score, tiers:
+    [{min: 0.8, weight: 1.5}]}`; a keep rule drops by it: `quality.rules.quality_score: {signal:
+    quality_score, min: 0.2}`."""
+
+    # Off by default: it runs a transformer on every document (~18 documents/s on 2 CPU cores, more
+    # than every other stage together; needs the `embed` extra). Off, `quality_score` is null.
+    enabled: bool = False
+    # A head written by `corpus-pipeline quality train-head`; None: the one shipped in
+    # corpus_pipeline/embeddings/data/quality_head.npz (its .json names its sources).
+    path: str | None = None
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    batch_size: int = Field(32, ge=1)
+
+
 class QualityGatesConfig(Strict):
     # Corpus-level gates over a run's final corpus, per language (`corpus-pipeline gates RUN_DIR`).
     min_vocab_coverage: float = Field(0.98, ge=0.0, le=1.0)
@@ -244,6 +261,7 @@ class QualityConfig(Strict):
     spam: SpamConfig = Field(default_factory=SpamConfig)
     blocklists: list[BlocklistConfig] = Field(default_factory=_default_blocklists)
     classifier: QualityClassifierConfig = Field(default_factory=QualityClassifierConfig)
+    score_head: ScoreHeadConfig = Field(default_factory=ScoreHeadConfig)
     # Noise retention: this fraction of the documents the rules reject is kept anyway, flagged
     # `retained_noise` (over-cleaned corpora make models brittle on messy text). Chosen by a seeded
     # hash of the document id, so a rerun keeps the same documents.

@@ -3,6 +3,8 @@
 
     corpus-pipeline quality train-classifier --positive P... --negative N... --output MODEL.bin
     corpus-pipeline quality train-classifier --label news=P --label code=P ... --output MODEL.bin   # domains
+    corpus-pipeline quality train-head --output HEAD.npz [--data shared/data]      # the shipped head's sources
+    corpus-pipeline quality train-head --reference P... --web P... --output HEAD.npz
     corpus-pipeline gates RUN_DIR [--json] [--config C] [--set k=v]
 
 Each sub-command sets `handler(args, config) -> exit code`.
@@ -22,8 +24,8 @@ EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def register(verbs, quality) -> None:
-    """`quality`: the stage verb's parser, which gains the `train-classifier` sub-command."""
-    actions = quality.add_subparsers(dest="quality_action", metavar="{train-classifier}")
+    """`quality`: the stage verb's parser, which gains the `train-classifier` and `train-head` sub-commands."""
+    actions = quality.add_subparsers(dest="quality_action", metavar="{train-classifier,train-head}")
     train = actions.add_parser(
         "train-classifier", help="train the fastText quality classifier, or a domain classifier (--label)"
     )
@@ -51,6 +53,7 @@ def register(verbs, quality) -> None:
         help="train with real fastText in this Python interpreter (one with a trainable fasttext build)",
     )
     train.set_defaults(handler=train_classifier_verb)
+    _register_train_head(actions)
 
     gates = verbs.add_parser("gates", help="corpus-level quality gates over a run's final corpus")
     gates.add_argument(
@@ -59,6 +62,61 @@ def register(verbs, quality) -> None:
     gates.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     add_config_options(gates)
     gates.set_defaults(handler=gates_verb)
+
+
+def _register_train_head(actions) -> None:
+    from corpus_pipeline.embeddings.head_training import HeadTraining
+
+    defaults = HeadTraining()
+    head = actions.add_parser(
+        "train-head",
+        help="train the embedding quality head (quality.score_head): reference text against web pages",
+    )
+    add_many(head, "--reference", help="reference text: WARC/WET (extract), dumps and datasets (ingest), stage dirs")
+    add_many(head, "--web", help="random web pages, same formats")
+    head.add_argument(
+        "--data",
+        type=Path,
+        default=Path("../shared/data"),
+        help="without --reference/--web: the shipped head's sources, read from this folder and from wheels",
+    )
+    head.add_argument("--output", type=Path, required=True, help="the head to write (.npz; its .json beside it)")
+    head.add_argument("--replace", action="store_true", help="overwrite an existing head at --output")
+    head.add_argument("--model", default="all-MiniLM-L6-v2", help="the embedding model (embeddings/encoder.py)")
+    head.add_argument("--device", default="auto", help="auto: cuda when there is one, else cpu")
+    head.add_argument("--max-per-source", type=int, default=defaults.max_per_source)
+    head.add_argument("--holdout", type=float, default=defaults.holdout)
+    head.add_argument("--seed", type=int, default=defaults.seed)
+    head.add_argument("--l2", type=float, default=defaults.l2)
+    head.add_argument("--text-chars", type=int, default=defaults.text_chars)
+    head.set_defaults(handler=train_head_verb)
+
+
+def train_head_verb(args, config: PipelineConfig) -> int:
+    from corpus_pipeline.embeddings.encoder import EncoderUnavailable, load_encoder
+    from corpus_pipeline.embeddings.head_sources import REFERENCE, WEB, path_source, shipped_sources
+    from corpus_pipeline.embeddings.head_training import HeadTraining, train_head
+
+    if args.output.exists() and not args.replace:
+        print(f"corpus-pipeline quality train-head: {args.output} exists (--replace to overwrite it)", file=sys.stderr)
+        return EXIT_FAILED
+    if bool(args.reference) != bool(args.web):
+        raise ValueError("give both --reference and --web, or neither (the shipped head's sources under --data)")
+    if args.reference:
+        sources = [path_source(p, REFERENCE) for p in args.reference] + [path_source(p, WEB) for p in args.web]
+    else:
+        sources = shipped_sources(args.data)
+    params = HeadTraining(args.max_per_source, args.holdout, args.seed, args.l2, args.text_chars)
+    try:
+        encoder = load_encoder(args.model, args.device)
+    except EncoderUnavailable as error:
+        print(f"corpus-pipeline quality train-head: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    card = train_head(sources, args.output, encoder, params)
+    for key in ("train_examples", "heldout_examples", "heldout_accuracy", "heldout_auc", "heldout_accuracy_by_source"):
+        print(f"{key}: {card.get(key)}")
+    print(f"use it with: --set quality.score_head.enabled=true --set quality.score_head.path={args.output}")
+    return EXIT_OK
 
 
 def train_classifier_verb(args, config: PipelineConfig) -> int:

@@ -33,6 +33,7 @@ from corpus_pipeline.stages.base import DocumentStage, Drop, Verdict
 from corpus_pipeline.stats import StageStats
 
 CLASSIFIER_SIGNAL = "quality_classifier_score"
+HEAD_SIGNAL = "quality_score"
 CORPUS_SIGNALS = {"vocab_coverage": pa.float32(), "char_entropy": pa.float32(), "dup_content_hash": pa.int64()}
 NOISE_FIELD = pa.field("retained_noise", pa.bool_())
 STATS_GROUP = "retained_noise"
@@ -49,6 +50,7 @@ SIGNAL_FIELDS: tuple[pa.Field, ...] = (
     *_family_fields(spam.SIGNALS, spam.INT_SIGNALS),
     *(pa.field(name, kind) for name, kind in CORPUS_SIGNALS.items()),
     pa.field(CLASSIFIER_SIGNAL, pa.float32()),
+    pa.field(HEAD_SIGNAL, pa.float32()),
 )
 
 
@@ -80,6 +82,7 @@ class QualityStage(DocumentStage):
         by_domain = {domain: self.config.domain_rules(domain) for domain in self.config.rules_by_domain}
         self.rules = KeepRules(self.config.rules, known, by_domain)
         self._classifier = None
+        self._scorer = None
         self._languages: dict[str | None, LanguageContext] = {}
 
     def config_fingerprint(self) -> str:
@@ -91,11 +94,16 @@ class QualityStage(DocumentStage):
         files += [shipped_path(lang) for lang in SHIPPED_LANGUAGES if lang not in c.reference_vocabularies]
         if c.classifier.model_path:
             files.append(Path(c.classifier.model_path))
+        if c.score_head.enabled:
+            from corpus_pipeline.embeddings.quality_head import SHIPPED_HEAD, sidecar_path
+
+            head = Path(c.score_head.path) if c.score_head.path else SHIPPED_HEAD
+            files += [head, sidecar_path(head)]
         return repr(c) + "".join(f" {path.name}={_file_digest(path)}" for path in files)
 
     def __getstate__(self) -> dict:
         # Executors get the config; each process loads the model and vocabularies itself.
-        return {**self.__dict__, "_classifier": None, "_languages": {}}
+        return {**self.__dict__, "_classifier": None, "_scorer": None, "_languages": {}}
 
     def setup(self) -> None:
         classifier = self.config.classifier
@@ -103,6 +111,12 @@ class QualityStage(DocumentStage):
             from corpus_pipeline.quality.classifier import QualityClassifier
 
             self._classifier = QualityClassifier(classifier.model_path, classifier.positive_label)
+        head = self.config.score_head
+        if head.enabled and self._scorer is None:
+            from corpus_pipeline.embeddings.quality_head import SHIPPED_HEAD
+            from corpus_pipeline.embeddings.quality_score import QualityScorer
+
+            self._scorer = QualityScorer.load(head.path or SHIPPED_HEAD, head.device, head.batch_size)
 
     def language_context(self, language: str | None) -> LanguageContext:
         if language not in self._languages:
@@ -150,10 +164,18 @@ class QualityStage(DocumentStage):
             return Drop(*blocked)
         return self.rules.verdict(signals, language, domain)
 
+    def process_batch(self, docs: list[dict], stats: StageStats) -> list[Verdict]:
+        if self._scorer is not None:  # one batched encoder call per task batch, not one per document
+            scores = self._scorer.scores([doc.get("text") or "" for doc in docs])
+            for doc, score in zip(docs, scores.tolist(), strict=True):
+                doc[HEAD_SIGNAL] = score
+        return [self.process(doc, stats) for doc in docs]
+
     def process(self, doc: dict, stats: StageStats) -> Verdict:
         text = doc.get("text") or ""
         language = doc.get("language")
         signals = self.signals(text, language, doc.get("url"))
+        signals[HEAD_SIGNAL] = doc.get(HEAD_SIGNAL)  # process_batch's, when the head is on
         doc.update(signals)
         verdict = self.verdict(signals, language, len(text), doc.get("domain"))
         if verdict is not None and retained_as_noise(doc["id"], self.config.noise_retention, self.config.noise_seed):

@@ -18,6 +18,7 @@ from corpus_pipeline.engine.registry import STAGES as REGISTRY
 from corpus_pipeline.pipeline.gates import GateReport, evaluate_gates
 from corpus_pipeline.report.bars import Bars, ranked, top_with_other
 from corpus_pipeline.report.decontam_figures import DecontaminationFigures, decontamination_figures
+from corpus_pipeline.report.diversity import DiversityFigures, cluster_drift, diversity_figures
 from corpus_pipeline.report.drift import DriftCheck, Profile, compare
 from corpus_pipeline.report.examples import ExampleGroup, Redactor, borderline_kept, stage_examples
 from corpus_pipeline.report.funnel import FunnelRow, funnel_rows, text_bytes_per_token
@@ -64,6 +65,8 @@ class RunFigures:
     profile: Profile = field(default_factory=Profile)
     previous_dir: Path | None = None
     drift: list[DriftCheck] | None = None  # None: no previous snapshot given
+    diversity: DiversityFigures | None = None  # None: not measured, for `diversity_skipped`
+    diversity_skipped: str | None = None
 
     @property
     def alerts(self) -> list[DriftCheck]:
@@ -197,7 +200,38 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         figures.decontamination = decontamination_figures(stages["decontaminate"], redactor, count)
     figures.examples = _examples(stages, config)
     _gates(figures, config)
-    if previous is not None:
+    previous_stages = read_run(previous) if previous is not None else None
+    if previous_stages is not None:
         figures.previous_dir = previous
-        figures.drift = compare(profile_of(read_run(previous)), profile, report.drift, report.top_domains)
+        figures.drift = compare(profile_of(previous_stages), profile, report.drift, report.top_domains)
+    _diversity(figures, final, previous_stages, config)
     return figures
+
+
+def _diversity(
+    figures: RunFigures, final: StageRun | None, previous: dict[str, StageRun] | None, config: PipelineConfig
+) -> None:
+    """Topic clusters and their drift, when report.diversity is on and the encoder loads; else why not."""
+    settings = config.report.diversity
+    if not settings.enabled:
+        figures.diversity_skipped = (
+            "not measured: report.diversity.enabled is false (it embeds a sample of the corpus with a "
+            "transformer, ~18 documents/s on 2 CPU cores)"
+        )
+        return
+    if final is None:
+        figures.diversity_skipped = "not measured: no document stage finished"
+        return
+    from corpus_pipeline.embeddings.encoder import EncoderUnavailable, load_encoder
+
+    try:
+        encoder = load_encoder(settings.model, settings.device)
+    except EncoderUnavailable as error:
+        figures.diversity_skipped = f"not measured: {error}"
+        return
+    redactor = Redactor(config.pii, config.report.example_chars)
+    figures.diversity = diversity_figures(final, settings, encoder, redactor)
+    previous_final = corpus.final_corpus(previous) if previous is not None else None
+    if figures.drift is not None and previous_final is not None:
+        bound, shown = config.report.drift.cluster_share, config.report.top_domains
+        figures.drift.append(cluster_drift(figures.diversity, previous_final, settings, encoder, bound, shown))

@@ -46,6 +46,7 @@ SECTIONS = (
     ("tokens", "Tokens"),
     ("examples", "Examples"),
     ("gates", "Gates"),
+    ("diversity", "Diversity"),
     ("drift", "Drift"),
 )
 
@@ -314,6 +315,33 @@ def _gates(figures: RunFigures) -> str:
     return "".join(parts)
 
 
+def _diversity(figures: RunFigures) -> str:
+    diversity = figures.diversity
+    if diversity is None:
+        return f'<p class="not-run">{escape(figures.diversity_skipped or "not measured")}</p>'
+    parts = [
+        f"<p>Topic clusters of a seeded sample of each language/domain group of the final corpus "
+        f"(k-means on {escape(diversity.model)} embeddings, {diversity.seconds:,.0f} s). Coverage: the "
+        "normalized entropy of the cluster shares, 1 when the sample spreads evenly over every cluster, "
+        "0 when one cluster holds it all. Each cluster is named by the start of its most central document.</p>"
+    ]
+    rows = [
+        (group.group, f"{group.documents:,}", f"{group.sampled:,}", str(len(group.clusters)), f"{group.coverage:.3f}")
+        for group in diversity.groups
+    ]
+    parts.append(_table(("group", "documents", "sampled", "clusters", "coverage"), rows))
+    for group in diversity.groups:
+        clusters = sorted(enumerate(group.clusters), key=lambda item: -item[1].share)
+        parts.append(f"<h4>{escape(group.group)}: clusters by share</h4>")
+        parts.append(_table(("#", "share", "most central document"), [
+            (str(n), f"{topic.share:.1%}", topic.label) for n, topic in clusters
+        ]))  # fmt: skip
+    if diversity.too_small:
+        listed = ", ".join(f"{group} ({n})" for group, n in sorted(diversity.too_small.items()))
+        parts.append(f"<p>Not clustered (fewer documents than report.diversity.min_documents): {escape(listed)}</p>")
+    return "".join(parts)
+
+
 def _drift_status(check: DriftCheck) -> str:
     if check.value is None:
         return "not measured"
@@ -337,6 +365,8 @@ def _drift(figures: RunFigures) -> str:
         f"<p>Against {escape(str(figures.previous_dir))}.</p>",
         _table(("figure", "change", "bound", "status", "detail"), rows, raw=frozenset({3})),
     ]
+    if figures.diversity_skipped:
+        parts.append(f"<p>Topic cluster shares: {escape(figures.diversity_skipped)}.</p>")
     for check in figures.drift:
         if check.changes:
             changes = [(c.key, f"{c.previous:.2%}", f"{c.current:.2%}", f"{c.change:+.2%}") for c in check.changes]
@@ -381,6 +411,7 @@ def render(figures: RunFigures) -> str:
         "tokens": _token_section,
         "examples": _examples,
         "gates": _gates,
+        "diversity": _diversity,
         "drift": _drift,
     }
     title = f"Run report: {str(figures.run_dir).rpartition('/')[2]}"  # a path or an s3:// URI

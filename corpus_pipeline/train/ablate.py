@@ -3,7 +3,9 @@ tokens on two shard sets and compare their losses on one held-out set.
 
 Both runs share the config, the seed (so the same initial weights and the same window order
 relative to each corpus) and the evaluation windows; only the training corpus differs. All three
-shard sets must come from one tokenizer, or the losses are not comparable.
+shard sets must come from one tokenizer, or the losses are not comparable. `ablation.json` holds
+both final losses, the seed, and both curves (held-out loss at every evaluation step, from each
+run's metrics.jsonl).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from corpus_pipeline.train.config import TrainConfig
 from corpus_pipeline.train.distributed import Distributed
+from corpus_pipeline.train.monitor import read_metrics
 from corpus_pipeline.train.preflight import check_same_tokenizer, open_checked_shards
 from corpus_pipeline.train.train import TrainResult, train
 
@@ -66,6 +69,14 @@ def ablate(
             "val_loss_a": result_a.val_loss,
             "val_loss_b": result_b.val_loss,
             "difference": ablation.difference,
+            "seed": config.seed,
+            "curve_a": held_out_curve(Path(out_dir) / "a"),
+            "curve_b": held_out_curve(Path(out_dir) / "b"),
         }
         (Path(out_dir) / ABLATION_FILE).write_text(json.dumps(record, indent=2) + "\n")
     return ablation
+
+
+def held_out_curve(run_dir: Path) -> list[tuple[int, float]]:
+    """(step, held-out loss) of every evaluation of a run, in step order."""
+    return [(row["step"], row["val_loss"]) for row in read_metrics(run_dir) if row.get("val_loss") is not None]

@@ -47,10 +47,12 @@ def test_signal_columns_are_typed_and_prefixed():
     assert types["c4_policy_lines"] == pa.int32() and types["fineweb_list_ratio"] == pa.float32()
     assert types["dup_content_hash"] == pa.int64() and types["retained_noise"] == pa.bool_()
     assert types["blocklist_adult_domains"] == pa.int32() and types["quality_classifier_score"] == pa.float32()
+    assert types["quality_score"] == pa.float32()
     prefixes = ("gopher_", "c4_", "fineweb_", "spam_", "blocklist_")
-    others = {"vocab_coverage", "char_entropy", "dup_content_hash", "quality_classifier_score", "retained_noise"}
-    assert all(name.startswith(prefixes) or name in others for name in types)
-    assert len(types) == 43  # 20 Gopher, 5 C4, 4 FineWeb, 6 spam, 3 corpus, classifier, 3 blocklists, noise flag
+    others = {"vocab_coverage", "char_entropy", "dup_content_hash", "quality_classifier_score", "quality_score"}
+    assert all(name.startswith(prefixes) or name in others | {"retained_noise"} for name in types)
+    # 20 Gopher, 5 C4, 4 FineWeb, 6 spam, 3 corpus, classifier, embedding head, 3 blocklists, noise flag
+    assert len(types) == 44
 
 
 def test_clean_english_and_chinese_are_kept_with_every_signal_filled():
@@ -62,7 +64,7 @@ def test_clean_english_and_chinese_are_kept_with_every_signal_filled():
         missing = [f.name for f in stage.output_fields if doc[f.name] is None]
         # No model configured; and the spam signals, which need a title line, 3+ term matches or
         # 5+ lines, say nothing about these paragraphs (their first lines end in a full stop).
-        assert missing == [*spam.SIGNALS, "quality_classifier_score"]
+        assert missing == [*spam.SIGNALS, "quality_classifier_score", "quality_score"]
     assert run(stage, CLEAN_EN, "en")[0]["char_entropy"] == pytest.approx(4.2, abs=0.3)
 
 

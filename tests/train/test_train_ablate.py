@@ -56,6 +56,9 @@ def test_the_corpus_that_matches_the_held_out_text_wins(tokenizer_file, tmp_path
     record = json.loads((tmp_path / "ablation" / "ablation.json").read_text())
     assert record["tokens"] == 40 * 16 * 64
     assert record["val_loss_b"] < record["val_loss_a"] - 0.2, record
+    # both curves (one evaluation here: eval_every 1000 > 40 steps, and the last step) and the seed
+    assert record["curve_a"] == [[40, record["val_loss_a"]]] and record["curve_b"] == [[40, record["val_loss_b"]]]
+    assert record["seed"] == 1337
     assert "B is better" in capsys.readouterr().out
 
 

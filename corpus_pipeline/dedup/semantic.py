@@ -4,7 +4,7 @@ stays reaches the threshold. Documents are taken in the keep rule's order (keep_
 priority, the preferred column, earliest date, smallest id), so what stays is what exact and
 MinHash would keep, not SemDeDup's "farthest from the centre".
 
-Pure numpy and scikit-learn on vectors in that fixed order, seeded: the same documents give the
+Pure numpy and k-means (embeddings/kmeans.py) on vectors in that fixed order, seeded: the same documents give the
 same clusters and drops however the input was partitioned.
 """
 
@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from corpus_pipeline.embeddings.kmeans import kmeans, nearest
 
 # Rows of a cluster whose cosines to the whole cluster are computed at once: 1,024 x a cluster of
 # 5,000 is 20 MB of float32, whatever the cluster's size otherwise.
@@ -27,16 +29,13 @@ def cluster_labels(vectors: np.ndarray, clusters: int, seed: int, fit_sample: in
     """The k-means cluster of every row of `vectors` (unit rows, in a fixed order)."""
     if clusters == 1:
         return np.zeros(len(vectors), dtype=np.int64)
-    from sklearn.cluster import KMeans
-
     fitted_on = vectors
     if len(vectors) > fit_sample:
         chosen = np.random.default_rng(seed).choice(len(vectors), size=fit_sample, replace=False)
         fitted_on = vectors[np.sort(chosen)]
     # One initialisation (k-means++ on the seed): the clusters only bound which documents are
     # compared, so a second start's slightly lower inertia is not worth its time.
-    model = KMeans(n_clusters=clusters, n_init=1, random_state=seed).fit(fitted_on)
-    return model.predict(vectors).astype(np.int64)
+    return nearest(vectors, kmeans(fitted_on, clusters, seed, restarts=1).centroids)
 
 
 def cluster_duplicates(vectors: np.ndarray, labels: np.ndarray, threshold: float) -> list[tuple[int, int]]:

@@ -1,10 +1,12 @@
-"""Spherical k-means on unit vectors (the encoder's rows): clusters by cosine, centroids kept at
-unit length. k-means++ seeding from a seeded generator, so the same vectors and seed give the same
-clusters; Lloyd's iterations until no row changes cluster (a sample of a few hundred converges in
-~10-20 iterations). Lloyd's iterations stop in a local optimum that depends on the seeding (planted
-clusters of 185, 5, 5 and 5 rows: one seeding of five splits the large one and merges two small
-ones), so `restarts` seedings run and the one of highest total cosine to its centroids wins, as
-scikit-learn's n_init does."""
+"""k-means on unit vectors (the encoder's rows), for every use of clusters: semantic dedup's
+buckets (dedup/semantic.py) and the report's topic diversity (report/diversity.py).
+
+scikit-learn's k-means (k-means++ seeding, Lloyd's iterations, chunked over the rows) on the seeded
+generator, so the same vectors and seed give the same clusters. Its centroids are brought back to
+unit length and rows are assigned by cosine, so a cluster is a direction, as the vectors are.
+Lloyd's iterations stop in a local optimum that depends on the seeding (planted clusters of 185, 5,
+5 and 5 rows: one seeding of five splits the large one and merges two small ones), so `restarts`
+seedings run and the one of lowest inertia wins (scikit-learn's n_init)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_MAX_ITERATIONS = 100
 DEFAULT_RESTARTS = 4
+# Rows scored against the centroids at once: 65,536 x 2,000 clusters is 512 MB of float32 at most.
+_BLOCK_ROWS = 1 << 16
 
 
 @dataclass
@@ -32,7 +35,11 @@ class Clusters:
 
 def nearest(vectors: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     """Each row's cluster: the centroid of highest cosine."""
-    return np.argmax(vectors @ centroids.T, axis=1)
+    rows = np.asarray(vectors, np.float32)
+    labels = np.empty(len(rows), dtype=np.int64)
+    for start in range(0, len(rows), _BLOCK_ROWS):
+        labels[start : start + _BLOCK_ROWS] = np.argmax(rows[start : start + _BLOCK_ROWS] @ centroids.T, axis=1)
+    return labels
 
 
 def cluster_shares(assignment: np.ndarray, k: int) -> np.ndarray:
@@ -47,41 +54,14 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 def kmeans(vectors: np.ndarray, k: int, seed: int = 0, restarts: int = DEFAULT_RESTARTS) -> Clusters:
     """k clusters of `vectors` (n, dim), unit rows; k is capped at n."""
-    x = np.asarray(vectors, np.float64)
+    from sklearn.cluster import KMeans
+
+    x = np.asarray(vectors, np.float32)
     if x.ndim != 2 or len(x) == 0:
         raise ValueError(f"k-means needs a non-empty (n, dim) array, got shape {x.shape}")
-    k = min(k, len(x))
-    best, best_fit = None, -np.inf
-    for rng in np.random.default_rng(seed).spawn(max(1, restarts)):
-        center, assignment = _lloyd(x, k, rng)
-        fit = float(np.sum(x * center[assignment]))  # total cosine of each row to its centroid
-        if fit > best_fit + 1e-9:
-            best, best_fit = (center, assignment), fit
-    return Clusters(best[0].astype(np.float32), best[1])
-
-
-def _lloyd(x: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    centroids = [x[rng.integers(len(x))]]
-    distance = 1.0 - x @ centroids[0]
-    for _ in range(1, k):  # k-means++: a row far from every centroid so far is likelier next
-        weights = np.clip(distance, 0.0, None) ** 2
-        total = weights.sum()
-        row = rng.choice(len(x), p=weights / total) if total > 0 else rng.integers(len(x))
-        centroids.append(x[row])
-        distance = np.minimum(distance, 1.0 - x @ x[row])
-    center = np.array(centroids)
-    assignment = np.full(len(x), -1)
-    for _ in range(_MAX_ITERATIONS):
-        new = nearest(x, center)
-        if np.array_equal(new, assignment):
-            break
-        assignment = new
-        for cluster in range(k):
-            members = x[assignment == cluster]
-            if len(members):  # an emptied cluster keeps its centroid (and may win rows back)
-                center[cluster] = members.sum(axis=0)
-        center = _unit(center)
-    return center, assignment
+    model = KMeans(n_clusters=min(k, len(x)), n_init=max(1, restarts), random_state=seed).fit(x)
+    centroids = _unit(model.cluster_centers_).astype(np.float32)
+    return Clusters(centroids, nearest(x, centroids))
 
 
 def normalized_entropy(shares: np.ndarray) -> float:

@@ -17,6 +17,11 @@ import pyarrow as pa
 
 from corpus_pipeline.dedup.paragraph_batches import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED
 
+# A row repeating a kept id with another text (two datasets numbering their records alike): its
+# reason and reject detail, on both paths (spark_job.py, driver_job.py).
+ID_COLLISION = "id_collision"
+ID_COLLISION_DETAIL = "id {id} is kept with another text"
+
 # The cluster columns every written document carries (the stage's output schema adds them).
 CLUSTER_FIELDS = (pa.field("dup_cluster_id", pa.string()), pa.field("dup_cluster_size", pa.int64()))
 

@@ -1,16 +1,13 @@
 """The dedup method chain on Spark: every document's signature once, each method on what the
 previous ones kept, then the clusters. An input whose signatures are small (small_decisions.SMALL_INPUT_BYTES)
-is decided in one pass on the driver instead (small_decisions.py, chain.py); under the local runner
-such an input needs no Spark at all (driver_job.py).
+never gets here: it is decided in one pass on the driver with no Spark at all (driver_job.py,
+small_decisions.py, chain.py), under either runner.
 
 Why two paths: adaptive execution runs every shuffle as a Spark job of its own, and a small input
 pays for the jobs, not for the work. On the 1,418 real pages (default config, local[1], a warm
 session on an idle 2-core machine) the Spark chain runs 31 jobs in 8-9 s for ~1.3 s of signature
-work; deciding on the driver makes it 7 jobs in 2.9-3.8 s (signatures 2, their collection 1, the
-write 4), the pass itself 0.1 s. On 15,598 documents (the pages and ten edited copies of each,
-local[2]) the stage takes 14 s against 33 s, the pass 1.5 s. Past SMALL_INPUT_BYTES the Spark
-chain keeps the work on the executors and nothing large on the driver. Both paths make the same
-choices: the tests compare their output bytes.
+work. Past SMALL_INPUT_BYTES the Spark chain keeps the work on the executors and nothing large on
+the driver. Both paths make the same choices: the tests compare their output bytes.
 """
 
 from __future__ import annotations
@@ -24,17 +21,11 @@ from pyspark.sql.types import StructType
 
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
-from corpus_pipeline.dedup.chain import VERDICT_SCHEMA, chained, cluster_verdicts
+from corpus_pipeline.dedup.chain import VERDICT_SCHEMA
 from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates, url_duplicates
 from corpus_pipeline.dedup.paragraph_job import remove_repeated_paragraphs
 from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates
-from corpus_pipeline.dedup.small_decisions import (
-    IN_INDEX,
-    SEMANTIC_COLUMNS,
-    decision_order,
-    method_duplicates,
-    small_input_rows,
-)
+from corpus_pipeline.dedup.small_decisions import IN_INDEX, SEMANTIC_COLUMNS, decision_order, method_duplicates
 from corpus_pipeline.engine.spark import spark_schema
 
 _REPRESENTATIVE = "_representative"
@@ -73,38 +64,8 @@ def dedup_decisions(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None
     simhash), published documents join every method as members that always win the keep rule and
     are never written."""
     order, carried = decision_order(dedup, docs.columns, with_index=index is not None)
-    # Signed once for either path; the collection stops one row past what the driver takes.
     signed = signatures(docs, dedup, index, carried).localCheckpoint()
-    limit = small_input_rows(dedup)
-    table = signed.limit(limit + 1).toArrow()
-    if table.num_rows <= limit:
-        return _small_input_decisions(docs, table, dedup, order, lambda d: signatures(d, dedup, None, carried))
     return _spark_decisions(docs, signed, dedup, order, lambda d: signatures(d, dedup, index, carried))
-
-
-def _small_input_decisions(
-    docs: DataFrame, table: pa.Table, dedup: DedupConfig, order, sign: Callable[[DataFrame], DataFrame]
-) -> tuple[DataFrame, DataFrame]:
-    """The chain on the driver; only paragraph removal, which needs the texts, runs on Spark."""
-    spark = docs.sparkSession
-    survivors = table.to_pylist()
-    doc_ids = {row["id"] for row in survivors if not row[IN_INDEX]}
-    dropped = {}
-    for method in dedup.methods:
-        if method == "paragraph":
-            candidates = pa.table({"id": pa.array([r["id"] for r in survivors if not r[IN_INDEX]], pa.string())})
-            candidates = spark.createDataFrame(candidates)
-            docs, rejected = remove_repeated_paragraphs(docs, candidates, dedup.paragraph)
-            found = [tuple(row) for row in rejected.select("id", "kept_id", "reason", "note").collect()]
-            remaining = docs.join(candidates, "id", "left_semi").join(rejected.select("id"), "id", "left_anti")
-            published = [row for row in survivors if row[IN_INDEX]]
-            survivors = sign(remaining).toArrow().to_pylist() + published
-        else:
-            found = [(*drop, None) for drop in method_duplicates(method, survivors, dedup, order)]
-        dropped = chained(dropped, found)
-        survivors = [row for row in survivors if row["id"] not in dropped]
-    verdicts = pa.Table.from_pylist(cluster_verdicts(dropped, doc_ids), schema=VERDICT_SCHEMA)
-    return docs, spark.createDataFrame(verdicts)
 
 
 def _spark_decisions(

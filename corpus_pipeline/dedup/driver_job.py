@@ -1,5 +1,5 @@
 """The dedup stage with no Spark: an input whose signatures fit the driver (small_decisions.py's
-bound), under the local runner, is read, decided and written in this process.
+bound), under either runner, is read, decided and written in this process.
 
 Every step is the Spark path's (spark_job.py, chain_job.py, paragraph_job.py) on Arrow tables and
 dicts: the earliest row of a repeated id stays (repeats.py), signatures by the same batch function,
@@ -20,7 +20,15 @@ from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.config.filtering import ParagraphDedupConfig
 from corpus_pipeline.dedup.batch_ops import signature_batch
 from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN, bucket_done, write_bucket
-from corpus_pipeline.dedup.chain import CLUSTER_FIELDS, VERDICT_SCHEMA, DecisionColumns, chained, cluster_verdicts
+from corpus_pipeline.dedup.chain import (
+    CLUSTER_FIELDS,
+    ID_COLLISION,
+    ID_COLLISION_DETAIL,
+    VERDICT_SCHEMA,
+    DecisionColumns,
+    chained,
+    cluster_verdicts,
+)
 from corpus_pipeline.dedup.id_buckets import bucket_identity, id_bucket, row_order
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
 from corpus_pipeline.dedup.paragraph_batches import (
@@ -63,14 +71,26 @@ def with_source_rank(docs: pa.Table, priority: list[str]) -> pa.Table:
     return docs.append_column(SOURCE_RANK, pa.array(ranks, pa.int32()))
 
 
-def split_repeats(docs: pa.Table) -> tuple[pa.Table, pa.Table]:
-    """As repeats.split_repeats: (the earliest row of each id, the later rows of a repeated id)."""
+def split_repeats(docs: pa.Table) -> tuple[pa.Table, pa.Table, list[bool]]:
+    """As repeats.split_repeats: (the earliest row of each id, the later rows of a repeated id, and
+    for each later row whether its text is the earliest row's: a null on either side counts as the
+    same, as Spark's coalesce(text = first(text), true) does)."""
     ids = docs.column("id").to_pylist()
-    first, later, previous = [], [], None
+    texts = docs.column("text").to_pylist() if "text" in docs.column_names else [None] * docs.num_rows
+    first, same_text, previous, kept_text = [], {}, None, None
     for row in ascending(docs, row_order(docs.column_names), nulls_first=False):
-        (later if ids[row] == previous else first).append(row)
+        if ids[row] == previous:
+            same_text[row] = texts[row] is None or kept_text is None or texts[row] == kept_text
+        else:
+            first.append(row)
+            kept_text = texts[row]
         previous = ids[row]
-    return docs.take(pa.array(sorted(first), pa.int64())), docs.take(pa.array(sorted(later), pa.int64()))
+    later = sorted(same_text)
+    return (
+        docs.take(pa.array(sorted(first), pa.int64())),
+        docs.take(pa.array(later, pa.int64())),
+        [same_text[row] for row in later],
+    )
 
 
 def ascending(table: pa.Table, columns: list[str], nulls_first: bool) -> list[int]:
@@ -148,7 +168,7 @@ def _replace_column(table: pa.Table, name: str, values: pa.Array) -> pa.Table:
 
 
 def _decisions(docs: pa.Table, published: list[dict], dedup: DedupConfig, order, carried) -> tuple[pa.Table, dict]:
-    """As chain_job._small_input_decisions: (docs as the chain leaves them, verdict per id)."""
+    """The method chain on the driver: (docs as the chain leaves them, verdict per id)."""
     survivors = signed_rows(docs, dedup, carried) + published
     doc_ids = {row["id"] for row in survivors if not row[IN_INDEX]}
     dropped = {}
@@ -205,16 +225,20 @@ def decided_on_driver(
     clusters = {field.name for field in CLUSTER_FIELDS}  # decided again here
     selected = pa.schema([field for field in input_schema if field.name not in clusters])
     docs = with_source_rank(read_table(parts, selected, storage), dedup.source_priority)
-    docs, repeats = split_repeats(docs)
+    docs, repeats, same_text = split_repeats(docs)
     order, carried = decision_order(dedup, docs.column_names, with_index=bool(index_parts))
     published = published_rows(index_parts, carried, storage) if index_parts else []
     docs, verdicts = _decisions(docs, published, dedup, order, carried)
     repeated = repeats.column("id").to_pylist()
+    # As spark_job.decided_documents: the same page twice is an exact duplicate of itself, another
+    # text under a kept id an id collision whose detail names the id.
     repeats = _with_columns(
         repeats,
         {
-            COLUMNS.kept_id: repeated,
-            COLUMNS.reason: ["exact_duplicate"] * len(repeated),
+            COLUMNS.kept_id: [
+                i if same else ID_COLLISION_DETAIL.format(id=i) for i, same in zip(repeated, same_text, strict=True)
+            ],
+            COLUMNS.reason: ["exact_duplicate" if same else ID_COLLISION for same in same_text],
             CLUSTER_FIELDS[0].name: repeated,
             CLUSTER_FIELDS[1].name: [None] * len(repeated),
         },

@@ -13,9 +13,9 @@ from corpus_pipeline.dedup.id_buckets import row_order
 
 _RANK = "_repeat_rank"
 # On a repeated row: true when its text is the kept row's (the same page fetched twice), false when
-# two inputs give one id to different texts (dataset ids that collide): dedup's `id_collision`.
+# two inputs give one id to different texts (dataset ids that collide): dedup's `id_collision`
+# (chain.ID_COLLISION).
 SAME_TEXT = "_repeat_same_text"
-ID_COLLISION = "id_collision"
 
 
 def split_repeats(docs: DataFrame) -> tuple[DataFrame, DataFrame]:

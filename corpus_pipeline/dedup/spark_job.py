@@ -18,17 +18,18 @@ from pyspark.sql import functions as F
 
 from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN, fill_bucket
-from corpus_pipeline.dedup.chain import CLUSTER_FIELDS, DecisionColumns
+from corpus_pipeline.dedup.chain import CLUSTER_FIELDS, ID_COLLISION, ID_COLLISION_DETAIL, DecisionColumns
 from corpus_pipeline.dedup.chain_job import dedup_decisions
 from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.index import read_index
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
-from corpus_pipeline.dedup.repeats import ID_COLLISION, SAME_TEXT, split_repeats
+from corpus_pipeline.dedup.repeats import SAME_TEXT, split_repeats
 from corpus_pipeline.engine.spark_read import read_parts
 from corpus_pipeline.engine.spark_write import commit_buckets
 from corpus_pipeline.storage import Storage
 
 _REASON, _KEPT = DecisionColumns.reason, DecisionColumns.kept_id
+_COLLISION_BEFORE, _, _COLLISION_AFTER = ID_COLLISION_DETAIL.partition("{id}")
 
 
 def _clustered(docs: DataFrame, verdicts: DataFrame) -> DataFrame:
@@ -77,7 +78,7 @@ def decided_documents(
         # Another text under a kept id is no duplicate of it: its own reason, detail naming the id.
         F.when(F.col(SAME_TEXT), F.lit("exact_duplicate")).otherwise(F.lit(ID_COLLISION)).alias(_REASON),
         F.when(F.col(SAME_TEXT), F.col("id"))
-        .otherwise(F.concat(F.lit("id "), F.col("id"), F.lit(" is kept with another text")))
+        .otherwise(F.concat(F.lit(_COLLISION_BEFORE), F.col("id"), F.lit(_COLLISION_AFTER)))
         .alias(_KEPT),
         F.col("id").alias("dup_cluster_id"),
         F.lit(None).cast("long").alias("dup_cluster_size"),

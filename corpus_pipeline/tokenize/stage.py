@@ -5,6 +5,13 @@ shard), token_counts/ (id, token_count: joinable on id), _rejected/, _stats.json
 _shards/ (per-bucket bookkeeping). A bucket is identified by hash(id) mod the bucket count, which the
 input's text bytes and the config fix: a resumed run under any runner or core count finds the same
 buckets, and a finished bucket (its stats file written last) is not redone.
+
+Where the buckets are written: on Spark (spark_jobs.py) under the Spark runner, except an input of
+one bucket that fits the driver (DRIVER_TEXT_BYTES), which is written in this process (local_jobs.py)
+under either runner: one bucket is one Spark task whatever the cluster, so Spark adds only the JVM's
+read, shuffle and sort of every document, and the session's first SQL job (codegen, JIT). On the
+1,186 documents of the 1,432 real pages (4 MB of text, local[2], load 8 on 2 cores) the Spark job
+took 11.7 CPU s, the same bucket written here 3.5 CPU s. Both paths write the same bytes (tested).
 """
 
 from __future__ import annotations
@@ -25,6 +32,9 @@ from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, re
 from corpus_pipeline.tokenize.shard_task import SHARDS_DIR, STAGE, TokenizeJob, bucket_summary_name
 from corpus_pipeline.tokenize.shard_vocabulary import install_tokenizer, resolve_tokenizer
 from corpus_pipeline.tokenize.sharding import bucket_count, shard_name
+
+# The text an input on the driver holds at once (local_jobs keeps id, text and language in memory).
+DRIVER_TEXT_BYTES = 64 << 20
 
 
 def _finalize_shards(work, buckets: int, prefix: str) -> list[ShardFile]:
@@ -93,7 +103,7 @@ class TokenizeStage(GlobalStage):
         )
         if parts:
             schema = parquet_schema(work.storage, parts[0])
-            if executor.distributed:
+            if executor.distributed and (buckets > 1 or text_bytes > DRIVER_TEXT_BYTES):
                 from corpus_pipeline.tokenize import spark_jobs
 
                 threads = settings.threads_per_task

@@ -1,9 +1,9 @@
 """The dedup stage as the tests run it, and the determinism check every dedup method shares: the same
 documents through the dedup stage at 4 and 13 Spark shuffle partitions (and as many input parts), and
-under the local runner with no Spark at all, the outputs to compare byte for byte. At 4 the small
-input is decided on the driver, at 13 by the Spark jobs (chain_job.py's two paths), and the local
-runner decides and writes it in its own process (driver_job.py), so equal bytes also say that the
-three paths make the same choices."""
+under the local runner with no Spark at all, the outputs to compare byte for byte. At 4 the Spark
+runner decides the small input on its driver (driver_job.py), at 13 by the Spark jobs (chain_job.py),
+and the local runner decides and writes it in its own process (driver_job.py again), so equal bytes
+also say that both paths make the same choices under any layout of the input."""
 
 from __future__ import annotations
 

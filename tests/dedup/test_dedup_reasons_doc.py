@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from corpus_pipeline.dedup import paragraph_batches, repeats, simhash_decisions, small_decisions
+from corpus_pipeline.dedup import chain, paragraph_batches, simhash_decisions, small_decisions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,7 +17,7 @@ def test_schema_page_lists_every_dedup_drop_reason():
     reasons |= {
         simhash_decisions.REASON,
         paragraph_batches.REASON,
-        repeats.ID_COLLISION,
+        chain.ID_COLLISION,
         small_decisions.SEMANTIC_REASON,
     }
     page = (ROOT / "schemas" / "document.md").read_text(encoding="utf-8")

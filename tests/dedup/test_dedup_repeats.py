@@ -8,7 +8,7 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
-from dedup_runs import assert_same_bytes, run_dedup, run_dedup_without_spark
+from dedup_runs import assert_same_bytes, decided_by_spark_jobs, run_dedup, run_dedup_without_spark
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.staging import write_documents_stage
@@ -65,7 +65,8 @@ def test_one_id_with_different_texts_in_two_inputs_is_an_id_collision_not_a_dupl
         tmp_path / "wiki",
     )
     config = PipelineConfig.model_validate({"dedup": {"methods": ["exact"]}})
-    out = run_stage("dedup", [first, second], tmp_path / "out", config, SparkExecutor(spark)).output
+    with decided_by_spark_jobs():
+        out = run_stage("dedup", [first, second], tmp_path / "out", config, SparkExecutor(spark)).output
     assert sorted(row["file_path"] for row in _rows(out, "part-*.parquet")) == ["news.jsonl", "news.jsonl"]
     [collision] = _rows(out, "_rejected/reason=id_collision/*.parquet")
     assert (collision["file_path"], collision["text"]) == ("wiki.jsonl", wiki)
@@ -74,3 +75,5 @@ def test_one_id_with_different_texts_in_two_inputs_is_an_id_collision_not_a_dupl
     assert (repeat["id"], repeat["reject_detail"]) == ("2", "2")  # the same page twice: a duplicate
     stats = json.loads((out / "_stats.json").read_text())
     assert stats["dropped"] == {"exact_duplicate": 1, "id_collision": 1}
+    # The driver's path (either runner, an input this small) decides it the same, byte for byte.
+    assert_same_bytes([out, run_dedup_without_spark([first, second], tmp_path / "driver", config).output])

@@ -4,6 +4,7 @@ and the same tokenizer from the same sample."""
 from __future__ import annotations
 
 from pathlib import Path
+from unittest import mock
 
 import pyarrow.parquet as pq
 import pytest
@@ -66,6 +67,27 @@ def test_shards_do_not_depend_on_partitioning_or_runner(tmp_path, one_partition_
     counts = {key: sorted(pq.read_table(r.output / "token_counts").to_pylist(), key=str) for key, r in results.items()}
     assert counts[2] == counts[7] == counts["local"]
     assert results[7].stats.kept == len(docs) and results[7].stats.tasks == results["local"].stats.tasks
+
+
+def test_one_bucket_that_fits_the_driver_is_written_there_under_the_spark_runner(
+    tmp_path, one_partition_per_file, tokenizer_path
+):
+    docs = real_documents(english=10, chinese=10)
+    config = small_config()  # 256 MiB shards: one bucket
+    source = write_stage(tmp_path / "in", docs, parts=3)
+    no_job = mock.patch("corpus_pipeline.tokenize.spark_jobs.tokenize_buckets", side_effect=AssertionError("a job"))
+    with no_job:
+        on_driver = run_stage(
+            "tokenize",
+            source,
+            tmp_path / "spark",
+            config,
+            SparkExecutor(one_partition_per_file),
+            tokenizer=tokenizer_path,
+        )
+    local = run_stage("tokenize", source, tmp_path / "local", config, LocalExecutor(), tokenizer=tokenizer_path)
+    assert on_driver.stats.tasks == 1 and on_driver.stats.kept == len(docs)
+    assert output_files(on_driver.output) == output_files(local.output)
 
 
 def test_spark_trains_the_tokenizer_the_local_runner_trains(tmp_path, spark):

@@ -128,12 +128,12 @@ _OFF = {"enabled": False}
 # - fineweb_dup_line_char_ratio (36 drops, 0.0100-0.061 against 0.01): the repeated lines are
 #   section headings (`Tháng 1` under events, births and deaths of a year; `Народились`), a
 #   song's chorus; a copied block is still dropped by gopher_dup_line/para_char_frac (0.2).
-# - gopher_dup_{5..10}gram_char_frac (23 drops): an article names its subject throughout (`Tòa án
+# - gopher_dup_{5..10}gram_char_frac (25 drops): an article names its subject throughout (`Tòa án
 #   Quốc tế` 4 syllables, `著作権の保護期間` 8 characters), and a year's article starts each
 #   event with its date; the Vietnamese unit is a syllable, the Japanese one a character, so a
 #   5-gram is a name. Twice the web (and the zh/ja) bound: on 5-grams the articles reach 0.25
-#   (vi), 0.27 (uk), 0.62 (ja, a list of lists); the median is 0.014 (en), 0.040 (vi), 0.195 (ja).
-# - c4_curly_bracket_lines (16): set notation, code in articles on C, AWK or CSS, a
+#   (vi), 0.27 (uk), 0.62 (ja); the median is 0.014 (en), 0.040 (vi), 0.195 (ja).
+# - c4_curly_bracket_lines (13): set notation, code in articles on C, AWK or CSS, a
 #   pronunciation `{կանե}`; ingest removes the markup (0 articles with residue in the 7 dumps).
 # Word count and blocklists stay: a stub or a disambiguation page is dropped (wiki_residue.py
 # counts those apart), and so are the line and paragraph repeats of a copied list.

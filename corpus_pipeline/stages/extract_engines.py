@@ -77,10 +77,11 @@ REPEATED_LINE_CHARS = 10
 # hybrid: resiliparse's loss to trafilatura is precision (0.780 against 0.908; recall 0.946 against
 # 0.934): it keeps menus, teasers and footers. Thresholds fitted on a random half of the 1,432 gold
 # pages and checked on the other half (benchmarks/README.md): trafilatura runs where resiliparse's
-# text is under HYBRID_MIN_CHARS (empty or a fragment: 0.47 F1 points lost per such page) or has more
-# than HYBRID_MAX_LINES lines (a page of many blocks: the boilerplate is among them), and on CJK pages
-# (resiliparse 0.798 on the Chinese ones, trafilatura's CJK pass 0.8985). 20 / 25 / 30 / 40 lines:
-# F1 0.915 / 0.913 / 0.910 / 0.909 at 0.80 / 0.73 / 0.66 / 0.57 of trafilatura's CPU seconds.
+# text is under HYBRID_MIN_CHARS (empty or a fragment: there trafilatura is 0.47 ahead in (P+R)/2)
+# or has more than HYBRID_MAX_LINES lines (a page of many blocks: the boilerplate is among them),
+# and on CJK pages (resiliparse 0.798 on the Chinese ones, trafilatura's CJK pass 0.8985).
+# 20 / 25 / 30 / 40 lines: F1 0.915 / 0.913 / 0.910 / 0.909 at 0.80 / 0.73 / 0.66 / 0.57 of
+# trafilatura's CPU seconds.
 HYBRID_MIN_CHARS = 300
 HYBRID_MAX_LINES = 25
 # The text resiliparse keeps is cut to the span from its first to its last line of this many

@@ -67,8 +67,9 @@ class SparkConfig(Strict):
 class ExtractConfig(Strict):
     # Which library finds the main text (stages/extract_engines.py). On the 1,432 gold pages of
     # shared/data/web (benchmarks/README.md): trafilatura F1 0.921 (Chinese 0.8985), ~30 CPU s idle;
-    # resiliparse 0.856 (Chinese 0.798), 2.7 CPU s.
-    engine: Literal["trafilatura", "resiliparse"] = "trafilatura"
+    # resiliparse 0.856 (Chinese 0.798), 2.7 CPU s; hybrid (resiliparse, trafilatura where resiliparse
+    # is weak) 0.913 (Chinese 0.8985) at ~0.7x trafilatura's CPU: below the default's F1, so opt-in.
+    engine: Literal["trafilatura", "resiliparse", "hybrid"] = "trafilatura"
     # trafilatura settings: its own defaults but comments. favor_precision cost 0.8 F1 points
     # (0.918 -> 0.910) and 1.5 on Chinese pages, comments 0.2 points outside Chinese pages.
     favor_precision: bool = False

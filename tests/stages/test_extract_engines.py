@@ -1,5 +1,6 @@
-"""extract.engine: each engine through the stage, the config refusing an unknown one, and the
-trafilatura engine's second passes (CJK pages, layout tables) on real pages."""
+"""extract.engine: each engine through the stage, the config refusing an unknown one, the
+trafilatura engine's second passes (CJK pages, layout tables) on real pages, and the hybrid's choice
+between resiliparse and trafilatura."""
 
 from __future__ import annotations
 
@@ -12,11 +13,17 @@ from corpus_pipeline.config import ExtractConfig
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.stages.extract_engines import (
+    HYBRID_MAX_LINES,
+    HYBRID_MIN_CHARS,
+    HybridEngine,
+    ResiliparseEngine,
     TrafilaturaEngine,
     cjk_share,
+    needs_trafilatura,
     short_line_share,
     table_row_share,
     title_is_cjk,
+    within_prose_span,
     without_list_runs,
     without_repeated_lines,
 )
@@ -30,7 +37,7 @@ def kept_texts(path, **config) -> list[str]:
     return [row["text"] for row, verdict in rows if verdict is None]
 
 
-@pytest.mark.parametrize("engine", ["trafilatura", "resiliparse"])
+@pytest.mark.parametrize("engine", ["trafilatura", "resiliparse", "hybrid"])
 def test_each_engine_finds_the_article_and_drops_the_navigation(tmp_path, engine):
     warc = write_warc(
         tmp_path / "one.warc.gz",
@@ -85,6 +92,35 @@ def test_the_menu_signal_is_the_share_of_characters_on_short_lines():
     )
 
 
+SENTENCE = "The committee approved the new river restoration plan after a long debate on its cost."  # 87 chars
+CHINESE = "国务院总理在北京主持召开国务院常务会议，研究部署相关工作。"
+
+
+def test_the_hybrid_calls_trafilatura_on_short_many_lined_and_cjk_texts():
+    article = " ".join([SENTENCE] * 6)
+    plain = "<title>River plan</title>"
+    assert not needs_trafilatura(plain, article)
+    assert needs_trafilatura(plain, article[: HYBRID_MIN_CHARS - 1])  # empty or a fragment
+    assert needs_trafilatura(plain, "\n".join([SENTENCE] * (HYBRID_MAX_LINES + 1)))  # many blocks
+    assert not needs_trafilatura(plain, "\n".join([SENTENCE] * HYBRID_MAX_LINES))
+    assert needs_trafilatura("<title>国务院常务会议</title>", article)  # by the title
+    assert needs_trafilatura(plain, CHINESE * 10)  # by the text
+
+
+def test_the_hybrid_cuts_resiliparse_text_to_its_first_and_last_prose_lines():
+    text = "Home\nNews | Sport\n" + SENTENCE + "\nshort caption\n" + SENTENCE + "\nContact us\nImprint"
+    assert within_prose_span(text) == SENTENCE + "\nshort caption\n" + SENTENCE
+    assert within_prose_span("Home\nNews\nContact") == "Home\nNews\nContact"  # no prose line: whole
+
+
+def test_the_hybrid_gives_resiliparse_text_on_an_article_and_trafilatura_text_on_a_chinese_page():
+    config = ExtractConfig(engine="hybrid")
+    article = html_page("<p>" + " ".join([SENTENCE] * 6) + "</p>")
+    assert HybridEngine(config)(article, None) == within_prose_span(ResiliparseEngine(config)(article, None))
+    chinese = html_page(f"<p>{CHINESE * 10}</p>", title="国务院常务会议")
+    assert HybridEngine(config)(chinese, None) == TrafilaturaEngine(config)(chinese, None)
+
+
 def gold_page_html(bench_id: str) -> tuple[str, str]:
     """(decoded HTML, url) of one page of shared/data/web/pages.warc.gz, by its WARC-Bench-Id."""
     with open(shared_data("web/pages.warc.gz"), "rb") as stream:
@@ -137,10 +173,12 @@ def test_the_precision_text_is_refused_where_it_drops_the_pages_prose():
 
 
 @pytest.mark.realdata
-def test_japanese_shop_pages_keep_their_own_text_not_the_sidebar():
+@pytest.mark.parametrize("engine", ["trafilatura", "hybrid"])
+def test_japanese_shop_pages_keep_their_own_text_not_the_sidebar(engine):
     """ClueWeb09's 29 Japanese shop pages: trafilatura alone gives every one the same sidebar ranking
-    table (1 distinct text); the layout-table pass finds each product's description."""
-    texts = kept_texts(shared_data("warc/clueweb09-ja-quirk.warc.gz"))
+    table (1 distinct text); the layout-table pass finds each product's description. The hybrid
+    sends them to trafilatura (Japanese titles)."""
+    texts = kept_texts(shared_data("warc/clueweb09-ja-quirk.warc.gz"), engine=engine)
     assert len(texts) == 29
     assert len(set(texts)) >= 20
     assert sum("人気ランキング" in text for text in texts) < 10  # the sidebar's heading

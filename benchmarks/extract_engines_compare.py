@@ -1,0 +1,83 @@
+"""The extraction engines side by side on the 1,432 gold pages: F1 (P / R) overall, on each half of a
+fixed random split of the pages (the hybrid's thresholds were fitted on half A, B is the check) and
+on the Chinese pages, with the CPU seconds of each engine's calls.
+
+The engines run on the same page one after another, in an order that rotates from page to page, so
+a machine whose load changes during the run charges them alike (CPU seconds still read higher on a
+loaded machine: compare the engines of one run, not runs of different days).
+
+    PYTHONPATH=. python benchmarks/extract_engines_compare.py [--engines trafilatura,resiliparse,hybrid]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from common import DATA, PAGES_WARC
+
+from corpus_pipeline.config import ExtractConfig
+from corpus_pipeline.evaluation.commands import gold_ids_by_record
+from corpus_pipeline.evaluation.extraction import load_gold, score_extraction
+from corpus_pipeline.readers.html_decode import decode_html
+from corpus_pipeline.readers.warc import WarcRecord, read_warc
+from corpus_pipeline.stages.extract_engines import ENGINES, main_text_engine
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.urls import canonical_url
+
+GOLD = DATA / "web" / "gold.jsonl"
+SPLIT_SEED = 25  # the split the hybrid's thresholds were fitted on (half A)
+
+
+def gold_pages() -> list[tuple[str, str, str | None]]:
+    """(gold id, decoded HTML, url) of every gold page, as the extract stage decodes it."""
+    gold = load_gold(GOLD)
+    ids = gold_ids_by_record(str(PAGES_WARC), "WARC-Bench-Id", {canonical_url(p.url): p.id for p in gold if p.url})
+    pages = []
+    for record in read_warc(str(PAGES_WARC), ExtractConfig().max_payload_bytes, Storage()):
+        if isinstance(record, WarcRecord) and record.record_id in ids:
+            html, _ = decode_html(record.payload, record.http_content_type)
+            pages.append((ids[record.record_id], html, record.target_uri))
+    return pages
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engines", default=",".join(ENGINES))
+    names = parser.parse_args().engines.split(",")
+    engines = {name: main_text_engine(ExtractConfig(engine=name)) for name in names}
+    gold = load_gold(GOLD)
+    pages = gold_pages()
+    texts: dict[str, dict[str, str | None]] = {name: {} for name in names}
+    cpu = dict.fromkeys(names, 0.0)
+    for engine in engines.values():  # imports and trafilatura's first-call set-up, untimed
+        engine(pages[0][1], pages[0][2])
+    for number, (page_id, html, url) in enumerate(pages):
+        for name in names[number % len(names) :] + names[: number % len(names)]:
+            started = time.process_time()
+            try:
+                text = engines[name](html, url)
+            except Exception:  # the stage's rejected extract_error row: the page scores as missing
+                text = None
+            cpu[name] += time.process_time() - started
+            texts[name][page_id] = text or None  # an empty text is a dropped page (no_main_text)
+    half_a = set(random.Random(SPLIT_SEED).sample(sorted(page.id for page in gold), len(gold) // 2))
+    groups = {
+        "all": gold,
+        "half A": [page for page in gold if page.id in half_a],
+        "half B": [page for page in gold if page.id not in half_a],
+    }
+    print(f"{'engine':<13}{'CPU s':>8}" + "".join(f"{group + ' F1 (P / R)':>24}" for group in [*groups, "Chinese"]))
+    for name in names:
+        cells = []
+        for pages_of_group in groups.values():
+            overall = score_extraction(pages_of_group, texts[name]).overall
+            cells.append(f"{overall.f1:.4f} ({overall.precision:.3f} / {overall.recall:.3f})")
+        chinese = score_extraction(gold, texts[name]).chinese
+        cells.append(f"{chinese.f1:.4f} ({chinese.precision:.3f} / {chinese.recall:.3f})")
+        print(f"{name:<13}{cpu[name]:>8.1f}" + "".join(f"{cell:>24}" for cell in cells))
+
+
+if __name__ == "__main__":
+    main()

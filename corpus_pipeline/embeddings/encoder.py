@@ -13,6 +13,7 @@ in 14 s), so embeddings are opt-in; on a GPU the same call is batched there.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,3 +99,15 @@ def load_encoder(name: str = DEFAULT_MODEL, device: str = "auto") -> Encoder:
     chosen = pick_device(device)
     model = SentenceTransformer(str(directory), device=chosen, local_files_only=True)
     return Encoder(name=name, model=model, device=chosen)
+
+
+@functools.cache
+def shared_encoder(name: str, device: str = "auto", max_tokens: int | None = None) -> Encoder:
+    """One encoder per process and setting, for every stage that embeds: a Python worker runs task
+    after task, each with its stages built anew, and MiniLM costs 7.5 CPU seconds to load in a fresh
+    process (torch and sentence-transformers imported; e5's engine maps its file in 0.03 s). Keyed
+    by the cut too, since the cut is set on the model."""
+    encoder = load_encoder(name, device)
+    if max_tokens is not None:
+        encoder.max_tokens = max_tokens
+    return encoder

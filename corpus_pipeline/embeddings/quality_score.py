@@ -1,11 +1,12 @@
 """`quality_score` of texts: the head's encoder embeds each text's first `text_chars` characters,
-the head turns the vectors into P(reference). Loaded once per process (quality's setup())."""
+the head turns the vectors into P(reference). The encoder is loaded once per process
+(encoder.shared_encoder), however many tasks' quality stages set up."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from corpus_pipeline.embeddings.encoder import load_encoder
+from corpus_pipeline.embeddings.encoder import shared_encoder
 from corpus_pipeline.embeddings.quality_head import HeadFileError, QualityHead, load_head
 
 
@@ -20,7 +21,7 @@ class QualityScorer:
     @classmethod
     def load(cls, head_path, device: str = "auto", batch_size: int = 32) -> QualityScorer:
         head = load_head(head_path)
-        return cls(head, load_encoder(head.encoder, device), batch_size)
+        return cls(head, shared_encoder(head.encoder, device), batch_size)
 
     def scores(self, texts: list[str]) -> np.ndarray:
         """(len(texts),) float32 in [0, 1]."""

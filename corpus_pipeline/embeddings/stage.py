@@ -10,26 +10,11 @@ no vector (null), so empty pages do not form one cluster in semantic dedup.
 
 from __future__ import annotations
 
-import functools
-
 from corpus_pipeline.config import EmbeddingsConfig
+from corpus_pipeline.embeddings.encoder import shared_encoder
 from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN, EMBEDDING_FIELDS, MODEL_COLUMN, to_stored
 from corpus_pipeline.stages.base import DocumentStage, Verdict
 from corpus_pipeline.stats import StageStats
-
-
-@functools.cache
-def shared_encoder(model: str, device: str, max_tokens: int | None):
-    """One encoder per process and setting: a Python worker runs task after task, each with its
-    stage built anew, and MiniLM costs 7.5 CPU seconds to load in a fresh process (torch and
-    sentence-transformers imported; e5's engine maps its file in 0.03 s). Keyed by the cut too,
-    since the cut is set on the model."""
-    from corpus_pipeline.embeddings.encoder import load_encoder
-
-    encoder = load_encoder(model, device)
-    if max_tokens is not None:
-        encoder.max_tokens = max_tokens
-    return encoder
 
 
 class EmbeddingsStage(DocumentStage):

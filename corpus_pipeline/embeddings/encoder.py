@@ -103,10 +103,11 @@ def load_encoder(name: str = DEFAULT_MODEL, device: str = "auto") -> Encoder:
 
 @functools.cache
 def shared_encoder(name: str, device: str = "auto", max_tokens: int | None = None) -> Encoder:
-    """One encoder per process and setting, for every stage that embeds: a Python worker runs task
-    after task, each with its stages built anew, and MiniLM costs 7.5 CPU seconds to load in a fresh
-    process (torch and sentence-transformers imported; e5's engine maps its file in 0.03 s). Keyed
-    by the cut too, since the cut is set on the model."""
+    """One encoder per process and setting, for every stage that embeds (the embed stage, the quality
+    head), however many tasks a Python worker runs with its stages built anew: the first load in a
+    process costs 5.7 CPU s (torch and sentence-transformers imported), a second 0.06 s but another
+    copy of the weights (90 MB for MiniLM) held by that task's stage. Keyed by the cut too, since the
+    cut is set on the model."""
     encoder = load_encoder(name, device)
     if max_tokens is not None:
         encoder.max_tokens = max_tokens

@@ -35,6 +35,12 @@ def _warc(directory):
     return write_warc(directory / "in.warc.gz", [page])
 
 
+def _run_locally(tmp_path, *settings: str) -> int:
+    """`corpus-pipeline run --runner local` with data_root in tmp_path and each of `settings` a --set."""
+    sets = [arg for setting in (f"data_root={tmp_path}", *settings) for arg in ("--set", setting)]
+    return main(["run", "--runner", "local", *sets])
+
+
 def _err(capsys) -> str:
     err = capsys.readouterr().err.strip()
     assert "Traceback" not in err
@@ -133,19 +139,7 @@ def test_mix_targets_outside_0_1_or_not_finite_are_refused(targets):
 def test_run_refuses_a_mix_target_naming_no_source_before_any_step(tmp_path, capsys):
     warc = _warc(tmp_path)
     sources = f"pipeline.sources=[{{name: web, kind: warc, paths: [{warc}]}}]"
-    code = main(
-        [
-            "run",
-            "--runner",
-            "local",
-            "--set",
-            f"data_root={tmp_path}",
-            "--set",
-            sources,
-            "--set",
-            "mix.targets={web: 1.0, wikipedia: 0.0}",
-        ]
-    )
+    code = _run_locally(tmp_path, sources, "mix.targets={web: 1.0, wikipedia: 0.0}")
     assert code == exit_codes.USAGE
     assert "mix.targets: wikipedia (0) not a source of pipeline.sources (web)" in _err(capsys)
     assert not (tmp_path / "runs").exists()
@@ -158,19 +152,7 @@ def test_run_refuses_a_bad_tokenizer_before_the_first_step(tmp_path, capsys):
         (tmp_path / "tok.json", "is not a tokenizers tokenizer.json"),
         (tmp_path / "no.json", "not found"),
     ):
-        code = main(
-            [
-                "run",
-                "--runner",
-                "local",
-                "--set",
-                f"data_root={tmp_path}",
-                "--set",
-                f"pipeline.inputs=[{warc}]",
-                "--set",
-                f"pipeline.tokenizer={tokenizer}",
-            ]
-        )
+        code = _run_locally(tmp_path, f"pipeline.inputs=[{warc}]", f"pipeline.tokenizer={tokenizer}")
         assert code == exit_codes.USAGE
         err = _err(capsys)
         assert "pipeline.tokenizer" in err and str(tokenizer) in err and says in err
@@ -183,7 +165,7 @@ def test_run_refuses_a_missing_source_path_before_any_source_runs(tmp_path, caps
         f"pipeline.sources=[{{name: web, kind: warc, paths: [{warc}]}}, "
         f"{{name: wiki, kind: jsonl, paths: [{tmp_path / 'absent.jsonl'}]}}]"
     )
-    code = main(["run", "--runner", "local", "--set", f"data_root={tmp_path}", "--set", sources])
+    code = _run_locally(tmp_path, sources)
     assert code == exit_codes.USAGE
     assert f"pipeline.sources[wiki].paths: input {tmp_path / 'absent.jsonl'} does not exist" in _err(capsys)
     assert not (tmp_path / "runs").exists()

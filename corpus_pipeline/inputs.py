@@ -18,9 +18,7 @@ def expand_crawl_inputs(arguments: list[str], storage: Storage) -> list[str]:
     return expand_inputs(arguments, CRAWL_SUFFIXES, "WARC, ARC or WET", storage)
 
 
-def expand_inputs(
-    arguments: list[str], suffixes: tuple[str, ...], kinds: str, storage: Storage
-) -> list[str]:
+def expand_inputs(arguments: list[str], suffixes: tuple[str, ...], kinds: str, storage: Storage) -> list[str]:
     """Files named explicitly (or by a paths listing) are taken whatever their suffix; directories,
     prefixes and globs contribute files with one of `suffixes` (`kinds` names them in the error when
     there are none), never from a hidden folder (`.x.inprogress-*`, `.x.retired`: a stage or a crawl

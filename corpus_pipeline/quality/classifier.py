@@ -15,16 +15,15 @@ a fastText `.bin` that fasttext-predict loads, and a held-out share of the examp
 from __future__ import annotations
 
 import functools
-import gzip
 import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from corpus_pipeline.kept_texts import read_kept_texts
 from corpus_pipeline.quality.fasttext_train import LABEL_PREFIX, TrainParams, train
 from corpus_pipeline.quality.words import word_units
 
@@ -70,35 +69,11 @@ class QualityClassifier:
         return min(1.0, float(probabilities[labels.index(self.label)]))
 
 
-def read_texts(path: str) -> Iterator[str]:
-    """Documents from a stage directory or .parquet file (column `text`), JSON lines (.jsonl,
-    .jsonl.gz; field `text`) or plain text (.txt: one document per line)."""
-    file = Path(path)
-    if file.is_dir() or file.suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        parts = [file]
-        if file.is_dir():  # a stage directory's kept parts, else any Parquet below it
-            parts = sorted(file.glob("part-*.parquet")) or sorted(file.glob("**/*.parquet"))
-        if not parts:
-            raise FileNotFoundError(f"{path}: no Parquet files")
-        for part in parts:
-            yield from (t for t in pq.read_table(part, columns=["text"]).column("text").to_pylist() if t)
-        return
-    if not file.is_file():
-        raise FileNotFoundError(f"training data not found: {path}")
-    opener = gzip.open if file.suffix == ".gz" else open
-    with opener(file, "rt", encoding="utf-8") as lines:
-        if file.name.endswith((".jsonl", ".jsonl.gz")):
-            yield from (text for line in lines if line.strip() and (text := json.loads(line).get("text")))
-        else:
-            yield from (line.strip() for line in lines if line.strip())
-
-
 def _examples(paths: list[str], label: str, limit: int | None) -> list[tuple[str, list[str]]]:
     examples = []
     for path in paths:
-        for text in read_texts(path):
+        # .txt: one document a line, as fastText's own training files are
+        for text in read_kept_texts(path, text_unit="line"):
             tokens = classifier_tokens(text)
             if tokens:
                 examples.append((label, tokens))

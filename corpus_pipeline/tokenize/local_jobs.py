@@ -40,9 +40,7 @@ def _batches(parts: list[Path | str], input_schema: pa.Schema, storage: Storage 
                 )
 
 
-def language_totals(
-    parts: list[Path | str], input_schema: pa.Schema, storage: Storage
-) -> dict[str, tuple[int, int]]:
+def language_totals(parts: list[Path | str], input_schema: pa.Schema, storage: Storage) -> dict[str, tuple[int, int]]:
     totals: dict[str, tuple[int, int]] = {}
     for batch in _batches(parts, input_schema, storage):
         sizes = pc.binary_length(batch.column("text")).to_pylist()

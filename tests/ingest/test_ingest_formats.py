@@ -87,6 +87,16 @@ def test_text_as_blocks_and_as_whole_files(tmp_path):
     assert whole.stats.tasks == 3
 
 
+def test_text_as_lines_skips_blank_ones_and_rejects_a_bad_line_by_its_number(tmp_path):
+    docs = [d["text"].replace("\n", " ") for d in real_documents(english=4, chinese=4)]
+    lines = tmp_path / "sentences.txt"
+    lines.write_bytes(("\n".join(docs[:5]) + "\n\n").encode() + b"caf\xe9\n" + "\n".join(docs[5:]).encode())
+    result = ingest([lines], tmp_path / "lines", "ingest.text_unit=line")
+    assert [r["text"] for r in kept(result, ["text"])] == docs
+    (bad,) = rejected(result)
+    assert bad["reason"] == "invalid_utf8" and "line 7" in bad["id"], bad
+
+
 def test_wikipedia_dump_keeps_articles_with_their_urls_and_rejects_redirects(tmp_path):
     dump = wikipedia_dump(tmp_path / "enwiki.xml.bz2", pages=60)
     result = ingest([dump], tmp_path / "out", "ingest.source=wikipedia", "ingest.domain=encyclopedia")

@@ -29,7 +29,7 @@ def register(verbs, quality) -> None:
     train = actions.add_parser(
         "train-classifier", help="train the fastText quality classifier, or a domain classifier (--label)"
     )
-    add_many(train, "--positive", help="good documents: a stage dir, a crawl file, or any file ingest reads (.txt: one a line)")
+    add_many(train, "--positive", help="good documents: stage dir, crawl file, a file ingest reads (.txt: one a line)")
     add_many(train, "--negative", help="bad documents, same formats")
     train.add_argument(
         "--label",

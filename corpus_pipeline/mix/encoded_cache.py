@@ -7,6 +7,11 @@ them: the task's identity (its input stage's fingerprint, its part and row group
 and the encoding settings; not the task's name, which is its number among one run's tasks. Files
 are hard links where the cache and the work directory share a file system (a local data_root),
 copies otherwise. An entry is written under a temporary name and renamed: whole or absent.
+
+A task restored from here is marked in the work directory (`_encoded/<task>.cached`), so a mix
+resumed after a kill still counts its documents as cached, not encoded. After each mix the cache
+keeps only the entries of that mix's tasks: the nightly re-mixes the whole published corpus, so an
+entry it did not use belongs to a retired snapshot or to other settings, and would never be read.
 """
 
 from __future__ import annotations
@@ -49,15 +54,35 @@ def _link(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
+def _marker(work: Path, name: str) -> Path:
+    return work / ENCODED_DIR / f"{name}.cached"
+
+
 def restore(cache: Path, job: EncodeJob, task: Task, work: Path) -> bool:
     """Put the cached files of `task` in the work directory under its name; False when not cached."""
+    _marker(work, task.name).unlink(missing_ok=True)  # a task to encode again is no longer the cache's
     entry = cache / cache_key(job, task)
     if not (entry / "encoded.json").exists():
         return False
     for cached, placed in _task_files(task.name).items():
         if (entry / cached).exists():
             _link(entry / cached, work / placed)
+    _marker(work, task.name).touch()
     return True
+
+
+def restored(work: Path, name: str) -> bool:
+    """Whether the task's files in the work directory came from the cache (in this attempt or an
+    earlier one of the same run)."""
+    return _marker(work, name).exists()
+
+
+def prune(cache: Path, job: EncodeJob, tasks: list[Task]) -> None:
+    """Remove every entry but those of `tasks`, and staging left by a killed `keep`."""
+    used = {cache_key(job, task) for task in tasks}
+    for entry in cache.iterdir() if cache.is_dir() else ():
+        if entry.name not in used:
+            shutil.rmtree(entry, ignore_errors=True)
 
 
 def keep(cache: Path, job: EncodeJob, task: Task, work: Path) -> None:

@@ -104,19 +104,19 @@ class MixStage(GlobalStage):
             threads=None,
         )
         todo = [t for t in tasks if (encoded_summary(work, t.name) or {}).get("identity") != t.identity]
-        cached = set()
         if self.encoded_cache is not None:
-            cached = {t.name for t in todo if encoded_cache.restore(self.encoded_cache, job, t, work)}
-            todo = [t for t in todo if t.name not in cached]
+            todo = [t for t in todo if not encoded_cache.restore(self.encoded_cache, job, t, work)]
         if executor.distributed:
             cores = executor.session().sparkContext.defaultParallelism
             job = replace(job, threads=self.tokenize.threads_per_task or threads_per_task(cores, len(todo)))
         executor.map_tasks(partial(encode_part, job), todo, "mix: encode")
         _distribute_committed(work)
+        cached = {t.name for t in tasks if encoded_cache.restored(work, t.name)}
         if self.encoded_cache is not None:
             for task in tasks:
                 if task.name not in cached:
                     encoded_cache.keep(self.encoded_cache, job, task, work)
+            encoded_cache.prune(self.encoded_cache, job, tasks)
         table, docs = read_documents(work, tasks, self.config.by)
         # MixTargetsError, a refusal: the lifecycle removes the work, leaving nothing behind.
         plan = plan_mix(self.config, docs, vocabulary.dtype.itemsize, self.tokenize.shard_bytes)

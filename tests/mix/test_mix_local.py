@@ -233,3 +233,29 @@ def test_documents_encoded_once_are_taken_from_the_cache_for_the_same_shards(tmp
     shards = {p.name: p.read_bytes() for p in second.output.glob("*.bin")}
     assert shards and shards == {p.name: p.read_bytes() for p in plain.output.glob("*.bin")}
     assert (second.output / "documents.parquet").read_bytes() == (plain.output / "documents.parquet").read_bytes()
+
+
+def test_a_resumed_mix_still_counts_cached_documents_and_the_cache_keeps_only_the_last_mix(
+    tmp_path, corpus, tokenizer_path, monkeypatch
+):
+    cache = tmp_path / "cache"
+    config = mix_config(targets=TARGETS)
+    more = write_labelled(tmp_path / "more", labelled_documents(english=4, chinese=4), parts=1)
+
+    def mixed(inputs, output):
+        return run_stage("mix", inputs, output, config, LocalExecutor(), tokenizer=tokenizer_path, encoded_cache=cache)
+
+    first = mixed([corpus], tmp_path / "first")
+    entries = sorted(p.name for p in cache.iterdir())
+    real_write_shard = mix_stage.write_shard
+    monkeypatch.setattr(mix_stage, "write_shard", lambda job, task: (_ for _ in ()).throw(KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):  # killed after taking every task from the cache
+        mixed([corpus], tmp_path / "second")
+    monkeypatch.setattr(mix_stage, "write_shard", real_write_shard)
+    resumed = mixed([corpus], tmp_path / "second")
+    assert resumed.stats.extra["encoding"] == {"cached_documents": first.stats.docs_in}
+    assert resumed.stats.task_seconds == 0  # spent the night the documents were encoded
+    assert sorted(p.name for p in cache.iterdir()) == entries
+    mixed([more], tmp_path / "third")
+    left = sorted(p.name for p in cache.iterdir())
+    assert len(left) == 1 and not set(left) & set(entries)  # the corpus's entries were not used

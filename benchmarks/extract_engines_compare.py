@@ -1,6 +1,7 @@
 """The extraction engines side by side on the 1,432 gold pages: F1 (P / R) overall, on each half of a
-fixed random split of the pages (the hybrid's thresholds were fitted on half A, B is the check) and
-on the Chinese pages, with the CPU seconds of each engine's calls.
+fixed split of the pages by url hash (the hybrid's thresholds were fitted on half A, B is the check),
+on each source benchmark and on the Chinese pages, with the CPU seconds of each engine's calls and
+the machine's load before and after.
 
 The engines run on the same page one after another, in an order that rotates from page to page, so
 a machine whose load changes during the run charges them alike (CPU seconds still read higher on a
@@ -31,7 +32,7 @@ GOLD = DATA / "web" / "gold.jsonl"
 
 
 def url_half(url: str) -> str:
-    """"A" or "B" by the parity of the url's sha1: the hybrid's thresholds were fitted on half A."""
+    """Half "A" or "B" by the parity of the url's sha1: the hybrid's thresholds were fitted on half A."""
     return "AB"[int(hashlib.sha1(url.encode()).hexdigest(), 16) % 2]
 
 

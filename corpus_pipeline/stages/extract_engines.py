@@ -235,9 +235,9 @@ class TrafilaturaEngine:
         return text
 
     def _in_the_titles_script(self, html: str, text: str | None) -> str | None:
-        """On a page with a CJK title, trafilatura's text with little Han or kana took the wrong block
-        (a forum thread's "browser not supported" notice instead of its posts): resiliparse's text,
-        cut to its prose span, if that is in the title's script; else trafilatura's."""
+        """On a page with a CJK title, trafilatura's text with little Han or kana (or none) took the
+        wrong block (a forum thread's "browser not supported" notice instead of its posts):
+        resiliparse's text, cut to its prose span, if that is in the title's script; else trafilatura's."""
         fallback = within_prose_span(self.resiliparse(html, None) or "")
         return fallback if cjk_share(fallback) >= CJK_SHARE else text
 

@@ -56,8 +56,8 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "extract-engines",
         ("benchmarks/extract_engines_compare.py",),
         "extract.engine trafilatura, resiliparse and hybrid on the 1,432 gold pages: CPU seconds of the calls, "
-        "F1 (P / R) overall, on each half of the split the hybrid was fitted on, and on the Chinese pages",
-        "~3 min at load 4-5",
+        "F1 (P / R) overall, on each half of the split the hybrid was fitted on, per source and on the Chinese pages",
+        "~2 min at load 2-3",
     ),
     _stage(
         "langid",

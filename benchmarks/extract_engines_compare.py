@@ -1,6 +1,7 @@
 """The extraction engines side by side on the 1,432 gold pages: F1 (P / R) overall, on each half of a
-fixed random split of the pages (the hybrid's thresholds were fitted on half A, B is the check) and
-on the Chinese pages, with the CPU seconds of each engine's calls.
+fixed split of the pages by url hash (the hybrid's thresholds were fitted on half A, B is the check),
+on each source benchmark and on the Chinese pages, with the CPU seconds of each engine's calls and
+the machine's load before and after.
 
 The engines run on the same page one after another, in an order that rotates from page to page, so
 a machine whose load changes during the run charges them alike (CPU seconds still read higher on a
@@ -12,7 +13,8 @@ loaded machine: compare the engines of one run, not runs of different days).
 from __future__ import annotations
 
 import argparse
-import random
+import hashlib
+import os
 import time
 
 from common import DATA, PAGES_WARC
@@ -27,7 +29,11 @@ from corpus_pipeline.storage import Storage
 from corpus_pipeline.urls import canonical_url
 
 GOLD = DATA / "web" / "gold.jsonl"
-SPLIT_SEED = 25  # the split the hybrid's thresholds were fitted on (half A)
+
+
+def url_half(url: str) -> str:
+    """Half "A" or "B" by the parity of the url's sha1: the hybrid's thresholds were fitted on half A."""
+    return "AB"[int(hashlib.sha1(url.encode()).hexdigest(), 16) % 2]
 
 
 def gold_pages() -> list[tuple[str, str, str | None]]:
@@ -53,6 +59,7 @@ def main() -> None:
     cpu = dict.fromkeys(names, 0.0)
     for engine in engines.values():  # imports and trafilatura's first-call set-up, untimed
         engine(pages[0][1], pages[0][2])
+    print(f"load before: {os.getloadavg()[0]:.1f}")
     for number, (page_id, html, url) in enumerate(pages):
         for name in names[number % len(names) :] + names[: number % len(names)]:
             started = time.process_time()
@@ -62,12 +69,13 @@ def main() -> None:
                 text = None
             cpu[name] += time.process_time() - started
             texts[name][page_id] = text or None  # an empty text is a dropped page (no_main_text)
-    half_a = set(random.Random(SPLIT_SEED).sample(sorted(page.id for page in gold), len(gold) // 2))
     groups = {
         "all": gold,
-        "half A": [page for page in gold if page.id in half_a],
-        "half B": [page for page in gold if page.id not in half_a],
+        "half A": [page for page in gold if url_half(page.url) == "A"],
+        "half B": [page for page in gold if url_half(page.url) == "B"],
+        **{source: [page for page in gold if page.source == source] for source in sorted({p.source for p in gold})},
     }
+    print(f"load after: {os.getloadavg()[0]:.1f}")
     print(f"{'engine':<13}{'CPU s':>8}" + "".join(f"{group + ' F1 (P / R)':>24}" for group in [*groups, "Chinese"]))
     for name in names:
         cells = []

@@ -66,9 +66,9 @@ class SparkConfig(Strict):
 
 class ExtractConfig(Strict):
     # Which library finds the main text (stages/extract_engines.py). On the 1,432 gold pages of
-    # shared/data/web (benchmarks/README.md): trafilatura F1 0.921 (Chinese 0.8985), ~30 CPU s idle;
+    # shared/data/web (benchmarks/README.md): trafilatura F1 0.921 (Chinese 0.906), ~30 CPU s idle;
     # resiliparse 0.856 (Chinese 0.798), 2.7 CPU s; hybrid (resiliparse, trafilatura where resiliparse
-    # is weak) 0.913 (Chinese 0.8985) at ~0.7x trafilatura's CPU: below the default's F1, so opt-in.
+    # is weak) 0.9185 (Chinese 0.906) at 0.65x trafilatura's CPU: below the default's F1, so opt-in.
     engine: Literal["trafilatura", "resiliparse", "hybrid"] = "trafilatura"
     # trafilatura settings: its own defaults but comments. favor_precision cost 0.8 F1 points
     # (0.918 -> 0.910) and 1.5 on Chinese pages, comments 0.2 points outside Chinese pages.
@@ -79,7 +79,8 @@ class ExtractConfig(Strict):
     include_links: bool = False
     # Pages whose text is mostly Han or kana are extracted again with favor_recall and comments
     # (forum replies are the text there), then trimmed of that mode's link lists, menus and repeated
-    # lines: Chinese F1 0.848 -> 0.8985. A second call only where the <title> did not tell.
+    # lines: Chinese F1 0.848 -> 0.8985 (0.906 with resiliparse's text where trafilatura's is not in
+    # the CJK title's script). A second call only where the <title> did not tell.
     cjk_recall_pass: bool = True
     # trafilatura's deduplicate keeps a process-wide cache, which makes output depend on how
     # documents were partitioned: off here, the dedup stage does it deterministically.

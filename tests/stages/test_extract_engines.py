@@ -13,6 +13,7 @@ from corpus_pipeline.config import ExtractConfig
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.stages.extract_engines import (
+    COMMENTS_KEPT,
     HYBRID_MAX_LINES,
     HYBRID_MIN_CHARS,
     HybridEngine,
@@ -96,15 +97,37 @@ SENTENCE = "The committee approved the new river restoration plan after a long d
 CHINESE = "国务院总理在北京主持召开国务院常务会议，研究部署相关工作。"
 
 
-def test_the_hybrid_calls_trafilatura_on_short_many_lined_and_cjk_texts():
+def test_the_hybrid_calls_trafilatura_on_short_many_lined_comment_heavy_and_cjk_texts():
     article = " ".join([SENTENCE] * 6)
     plain = "<title>River plan</title>"
-    assert not needs_trafilatura(plain, article)
-    assert needs_trafilatura(plain, article[: HYBRID_MIN_CHARS - 1])  # empty or a fragment
-    assert needs_trafilatura(plain, "\n".join([SENTENCE] * (HYBRID_MAX_LINES + 1)))  # many blocks
-    assert not needs_trafilatura(plain, "\n".join([SENTENCE] * HYBRID_MAX_LINES))
-    assert needs_trafilatura("<title>国务院常务会议</title>", article)  # by the title
-    assert needs_trafilatura(plain, CHINESE * 10)  # by the text
+    assert not needs_trafilatura(plain, article, article)
+    assert needs_trafilatura(plain, article[: HYBRID_MIN_CHARS - 1], article[: HYBRID_MIN_CHARS - 1])  # a fragment
+    many = "\n".join([SENTENCE] * (HYBRID_MAX_LINES + 1))
+    assert needs_trafilatura(plain, many, many)  # many blocks
+    assert not needs_trafilatura(plain, many[: -len(SENTENCE) - 1], many[: -len(SENTENCE) - 1])
+    # a thread: without its comment sections the text keeps under COMMENTS_KEPT of its characters
+    kept = int(COMMENTS_KEPT * len(article))
+    assert needs_trafilatura(plain, article, article[: kept - 1])
+    assert not needs_trafilatura(plain, article, article[: kept + 1])
+    assert needs_trafilatura("<title>国务院常务会议</title>", article, article)  # by the title
+    assert needs_trafilatura(plain, CHINESE * 10, CHINESE * 10)  # by the text
+
+
+def test_the_hybrid_text_skips_the_byline_and_the_comment_section():
+    """resiliparse's own text keeps both; the hybrid's drops the comments (`comments=False`) and
+    the byline (HYBRID_SKIP), and the one comment is too small a share to send the page on."""
+    comment = "I think the council should have asked the residents before it spent this money."
+    byline = "By Jane Doe, staff reporter covering the environment and local politics"
+    page = html_page(
+        "<p>" + " ".join([SENTENCE] * 6) + f"</p><div class='byline'>{byline}</div>"
+        f"<div id='comments' class='comments-area'><ol><li class='comment'><p>{comment}</p></li></ol></div>"
+    )
+    config = ExtractConfig(engine="hybrid")
+    assert comment in ResiliparseEngine(config)(page, None) and byline in ResiliparseEngine(config)(page, None)
+    hybrid = HybridEngine(config)
+    hybrid.thorough = lambda html, url: pytest.fail("the page went to trafilatura")
+    text = hybrid(page, None)
+    assert SENTENCE in text and comment not in text and byline not in text
 
 
 def test_the_hybrid_cuts_resiliparse_text_to_its_first_and_last_prose_lines():
@@ -156,17 +179,43 @@ def test_a_recall_text_of_menus_is_extracted_again_with_favor_precision():
 
 
 @pytest.mark.realdata
-def test_the_precision_text_is_refused_where_it_drops_the_pages_prose():
-    """A Common Crawl list page: favor_precision keeps 65 characters of footer for its 565
-    characters of Chinese text; the recall text stays."""
+def test_a_text_not_in_the_titles_script_gives_way_to_resiliparses():
+    """A Chinese forum thread: trafilatura's text is the upload widget's English notice ("Your
+    browser, unfortunately, is not supported by Uploader.js", precision and recall 0); resiliparse's
+    main-content text has the posts."""
+    html, url = gold_page_html("magic-html/forum/60dacbf71199f6594a070af5f5b13cd8e82f2b993e1934749446ce6132a914f4")
+    engine = TrafilaturaEngine(ExtractConfig())
+    assert cjk_share(engine._extract(html, url, engine.cjk_settings) or "") < 0.3  # the test can fail
+    text = engine(html, url)
+    assert "花了1天半的时间买了4个平板" in text and "Uploader.js" not in text
+
+
+@pytest.mark.realdata
+def test_a_latin_text_under_a_chinese_title_stays_when_resiliparse_has_no_chinese_either():
+    """A Common Crawl company page with a Chinese <title> and an English body keeps trafilatura's text."""
+    html, url = common_crawl_page("037426.cn")
+    engine = TrafilaturaEngine(ExtractConfig())
+    assert cjk_share(engine.resiliparse(html, url)) < 0.3
+    assert engine(html, url).startswith("BONDTEK CHEMICALS")
+
+
+def common_crawl_page(host: str) -> tuple[str, str]:
+    """(decoded HTML, url) of the response for `host` in the cc-main-2020-34 excerpt."""
     with open(shared_data("warc/cc-main-2020-34-excerpt.warc.gz"), "rb") as stream:
         record = next(
             r
             for r in ArchiveIterator(stream)
-            if r.rec_type == "response" and "077678u.info" in (r.rec_headers.get_header("WARC-Target-URI") or "")
+            if r.rec_type == "response" and host in (r.rec_headers.get_header("WARC-Target-URI") or "")
         )
         html, _ = decode_html(record.content_stream().read(), record.http_headers.get_header("Content-Type"))
-        url = record.rec_headers.get_header("WARC-Target-URI")
+        return html, record.rec_headers.get_header("WARC-Target-URI")
+
+
+@pytest.mark.realdata
+def test_the_precision_text_is_refused_where_it_drops_the_pages_prose():
+    """A Common Crawl list page: favor_precision keeps 65 characters of footer for its 565
+    characters of Chinese text; the recall text stays."""
+    html, url = common_crawl_page("077678u.info")
     engine = TrafilaturaEngine(ExtractConfig())
     assert cjk_share(engine._extract(html, url, engine.precision_settings) or "") == 0.0
     assert cjk_share(engine(html, url)) > 0.5

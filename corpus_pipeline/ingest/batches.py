@@ -141,8 +141,10 @@ def documents(
     too_large = pc.fill_null(pc.greater(size, config.max_text_bytes), False)
     reject(too_large, "too_large", f"text over {config.max_text_bytes} bytes")
     reject(pc.or_(pc.equal(size, 0), pc.utf8_is_space(text)), "empty_text", "")
-    # A rejected row keeps its text, except one too large to be worth storing twice.
-    text = pc.if_else(too_large, "", pc.fill_null(text, ""))
+    # A rejected row keeps its text, except one too large to be worth storing twice. (Most batches
+    # have neither a null nor a too large text: no copy of the texts then, 8 of 17 ms per 23k rows.)
+    if text.null_count or pc.any(too_large).as_py():
+        text = pc.if_else(too_large, "", pc.fill_null(text, ""))
     ids, hashed = _ids(batch, text, records, reasons, details)
     url = _strings(column(batch, config.url_field), n)
     clean = reasons.count(None) == n  # most batches reject nothing: no loop over their rows then

@@ -10,6 +10,8 @@ is a string or an integer, else hashed; an id seen before in the file.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import compress, repeat
+from operator import is_, is_not
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -148,11 +150,12 @@ def documents(
     ids, hashed = _ids(batch, text, records, reasons, details)
     url = _strings(column(batch, config.url_field), n)
     clean = reasons.count(None) == n  # most batches reject nothing: no loop over their rows then
-    if not clean:
-        for index in [index for index, reason in enumerate(reasons) if reason is not None]:
+    kept_ids = ids
+    if not clean:  # (`compress` walks the rows in C: a comprehension over 8,192 was 0.3 ms a batch)
+        for index in compress(range(n), map(is_not, reasons, repeat(None))):
             ids[index] = f"{records.name}:{unit} {first + index}"
+        kept_ids = list(compress(ids, map(is_, reasons, repeat(None))))
     # Most batches repeat no id: one set operation then, a look-up per row only when one does.
-    kept_ids = ids if clean else [doc_id for index, doc_id in enumerate(ids) if reasons[index] is None]
     if not records.seen.all_new(kept_ids):
         clean = False
         for index, doc_id in enumerate(ids):

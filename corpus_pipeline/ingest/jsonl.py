@@ -62,7 +62,7 @@ def as_string(value: object) -> str | None:
 
 
 def read_jsonl(path: str, records: Records, rows: int, storage: Storage) -> Iterator[VerdictTable]:
-    options = _parse_options(records.config)
+    options = parse_options(records.config)
     first = 1
     with open_stream(path, storage) as stream:
         if stream.peek(1 << 16)[: 1 << 16].removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"[":
@@ -200,7 +200,7 @@ def _valid_utf8(chunk: memoryview) -> bool:
     return True
 
 
-def _parse_options(config: IngestConfig) -> pj.ParseOptions:
+def parse_options(config: IngestConfig) -> pj.ParseOptions:
     # Top-level string fields are read as strings: left to inference, a date would become a
     # timestamp, and a field that holds a number in one line and a string in another fails the chunk.
     strings = {config.text_field, config.url_field, config.dump_field, config.language_field, config.source_field}

@@ -33,12 +33,18 @@ def check_rows(records: Records, rows: int) -> int:
     return rows if records.config.limit is not None else max(rows, CHECK_ROWS)
 
 
-def pieces(part: VerdictTable, rows: int) -> Iterator[VerdictTable]:
-    """`part` in tables of up to `rows` rows (slices: nothing copied), as the stage writes them."""
-    for start in range(0, part.table.num_rows, rows):
-        yield VerdictTable(
-            part.table.slice(start, rows), part.reasons.slice(start, rows), part.details.slice(start, rows)
-        )
+def pieces(part: VerdictTable, rows: int, spans: list[int] | None = None) -> Iterator[VerdictTable]:
+    """`part` in tables of up to `rows` rows (slices: nothing copied), as the stage writes them;
+    none across the ends of `spans` (row counts that add up to the part's), the batches a reader
+    would have checked one by one: the same tables, so the same row groups and pages written."""
+    start = 0
+    for span in spans or [part.table.num_rows]:
+        for offset in range(start, start + span, rows):
+            size = min(rows, start + span - offset)
+            yield VerdictTable(
+                part.table.slice(offset, size), part.reasons.slice(offset, size), part.details.slice(offset, size)
+            )
+        start += span
 
 
 def column(batch: pa.RecordBatch, name: str | None) -> pa.Array | None:
@@ -147,7 +153,7 @@ def documents(
     # have neither a null nor a too large text: no copy of the texts then, 8 of 17 ms per 23k rows.)
     if text.null_count or pc.any(too_large).as_py():
         text = pc.if_else(too_large, "", pc.fill_null(text, ""))
-    ids, hashed = _ids(batch, text, records, reasons, details)
+    ids, hashed, given_ids = _ids(batch, text, records, reasons, details)
     url = _strings(column(batch, config.url_field), n)
     clean = reasons.count(None) == n  # most batches reject nothing: no loop over their rows then
     kept_ids = ids
@@ -167,7 +173,8 @@ def documents(
         texts = text.to_pylist() if records.rules.needs_text else None
         domains = pa.array(records.rules.domains_of(url.to_pylist(), config.domain, texts), pa.string())
     columns = {
-        "id": pa.array(ids, pa.string()),
+        # The given ids as they are when no row's was replaced (0.8 ms a batch of 8,192 saved)
+        "id": given_ids if clean and given_ids is not None else pa.array(ids, pa.string()),
         "text": text,
         "url": url,
         "date": date_column(batch, config.date_fields()),
@@ -217,9 +224,12 @@ def _valid_utf8(text: pa.Array, reasons: list, details: list) -> pa.Array:
     return pa.array(values, pa.string())
 
 
-def _ids(batch: pa.RecordBatch, text: pa.Array, records: Records, reasons: list, details: list) -> tuple[list, set]:
+def _ids(
+    batch: pa.RecordBatch, text: pa.Array, records: Records, reasons: list, details: list
+) -> tuple[list, set, pa.Array | None]:
     """Each row's id: the given one as a string, else the hash of the source name and the text;
-    and the rows whose id is such a hash."""
+    the rows whose id is such a hash; and the ids as an Arrow column when every row's is the given
+    one (no prefix, none hashed), else None."""
     config, n = records.config, batch.num_rows
     given = column(batch, config.id_field)
     if given is not None and pa.types.is_null(given.type):  # JSON lines whose ids are all null
@@ -229,7 +239,8 @@ def _ids(batch: pa.RecordBatch, text: pa.Array, records: Records, reasons: list,
             if reasons[index] is None:
                 reasons[index], details[index] = "invalid_id", f"a {given.type} id column"
         given = None
-    ids = given.cast(pa.string()).to_pylist() if given is not None else [None] * n
+    given = given.cast(pa.string()) if given is not None else None
+    ids = given.to_pylist() if given is not None else [None] * n
     if config.id_prefix:
         ids = [None if doc_id is None else prefixed(config.id_prefix, doc_id) for doc_id in ids]
     missing = []  # the rows whose id is hashed (in most datasets every row has its id: no loop then)
@@ -239,4 +250,5 @@ def _ids(batch: pa.RecordBatch, text: pa.Array, records: Records, reasons: list,
         raw = text.cast(pa.binary()).take(pa.array(missing)).to_pylist()
         for index, value in zip(missing, raw, strict=True):
             ids[index] = source_text_id(config.source, value)
-    return ids, set(missing)
+    as_given = given if given is not None and not config.id_prefix and not missing else None
+    return ids, set(missing), as_given

@@ -103,10 +103,15 @@ def _floats(array: pa.Array) -> pa.Array:
     """Numbers as orjson writes them: NaN and infinities as null, a whole number with `.0`
     (Arrow writes 1.0 as `1`, which reads back as an integer)."""
     texts = array.cast(pa.float64()).cast(pa.string())
-    whole = pc.match_substring_regex(texts, r"^-?\d+$")
-    if pc.any(whole).as_py():
-        suffix = np.where(pc.fill_null(whole, False).to_numpy(zero_copy_only=False), 0, -1)
-        texts = concat_rows(len(texts), [texts, suffix], [".0"], _valid(texts))
+    # Only an integral value can be written as digits alone (1e+20 is not): the text is looked at
+    # in those rows only, and changed in those it is (8,192 scores: 0.87 -> 0.60 CPU ms).
+    integral = pc.indices_nonzero(pc.fill_null(pc.equal(pc.floor(array), array), False))
+    if len(integral):
+        whole = pc.filter(integral, pc.match_substring_regex(texts.take(integral), r"^-?\d+$"))
+        if len(whole):
+            mask = np.zeros(len(texts), bool)
+            mask[whole.to_numpy()] = True
+            texts = pc.replace_with_mask(texts, mask, pc.binary_join_element_wise(texts.take(whole), ".0", ""))
     finite = pc.is_finite(array)
     if pc.all(finite).as_py() is False:  # (None: every value null)
         texts = pc.if_else(finite, texts, pc.if_else(pc.is_null(array), pa.scalar(None, pa.string()), "null"))

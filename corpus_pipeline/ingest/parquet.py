@@ -22,7 +22,10 @@ def _batches(path: str, columns: list[str] | None, rows: int, storage: Storage) 
     """The file's batches (of `columns`, None: all); an Arrow error reading them is the file's
     fault, not the stage's."""
     try:
-        file = pq.ParquetFile(storage.parquet_source(path))
+        # A local file memory-mapped (an object is read as a stream whatever this says): its pages
+        # are decoded where they lie, not copied in first; 22 MB of FineWeb-shaped Parquet in
+        # 0.067 CPU s instead of 0.072 (pq.read_table's default, the raw peer, reads it).
+        file = pq.ParquetFile(storage.parquet_source(path), memory_map=True)
         names = file.schema_arrow.names
         batches = file.iter_batches(
             batch_size=rows, columns=None if columns is None else [c for c in columns if c in names]

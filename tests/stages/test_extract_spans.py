@@ -7,7 +7,7 @@ import io
 from functools import partial
 
 import pyarrow.parquet as pq
-from test_warc_spans import _pages
+from conftest import word_pages
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -41,7 +41,7 @@ def _extract(warc, output, task_bytes: int):
 
 
 def test_spans_give_the_documents_of_one_task(tmp_path):
-    warc = _warc_with_warcinfo(tmp_path / "pages.warc.gz", _pages(150, seed=3))
+    warc = _warc_with_warcinfo(tmp_path / "pages.warc.gz", word_pages(150, seed=3))
     size = warc.stat().st_size
     assert size > 4 * 65_536, "big enough for four spans of the smallest task size"
     whole = _extract(warc, tmp_path / "whole", size)

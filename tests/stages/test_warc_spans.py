@@ -6,11 +6,10 @@ damage, so every record is counted once however a file is cut into tasks."""
 from __future__ import annotations
 
 import gzip
-import random
 from dataclasses import astuple
 
 import pytest
-from conftest import html_page, shared_data, write_warc
+from conftest import shared_data, word_pages, write_warc
 from test_extract_gzip_resync import _corrupt, _member_starts
 
 from corpus_pipeline.readers.warc import read_warc
@@ -21,20 +20,6 @@ LIMIT = 10_000_000
 # From spans smaller than most records (a bound in nearly every member, corrupt ones included) to
 # a third of the file.
 SPAN_BYTES = [97, 600, 2_000, 5_003, 0]  # 0: a third of the file
-
-
-def _pages(count: int, seed: int = 7) -> list[dict]:
-    """Pages of random words (so gzip keeps them apart in size: 0.3 to 6 KB a member)."""
-    rng = random.Random(seed)
-    words = ["river", "council", "plan", "vote", "bridge", "market", "school", "rain", "road", "night"]
-    return [
-        {
-            "url": f"https://news.example/{i}",
-            "payload": html_page("<p>" + " ".join(rng.choices(words, k=rng.randint(50, 3000))) + "</p>").encode(),
-            "content_type": "text/html",
-        }
-        for i in range(count)
-    ]
 
 
 def whole(path) -> list[tuple]:
@@ -54,7 +39,7 @@ def by_spans(path, span_bytes: int) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def member_data(tmp_path_factory) -> bytes:
-    return write_warc(tmp_path_factory.mktemp("spans") / "pages.warc.gz", _pages(40)).read_bytes()
+    return write_warc(tmp_path_factory.mktemp("spans") / "pages.warc.gz", word_pages(40)).read_bytes()
 
 
 def _damaged(data: bytes, damage: str) -> bytes:

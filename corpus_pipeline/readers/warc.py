@@ -35,6 +35,7 @@ from corpus_pipeline.readers.warc_record import (
     inflates_to_a_record,
     warc_record,
 )
+from corpus_pipeline.readers.warc_spans import first_member
 from corpus_pipeline.storage import Storage
 
 __all__ = ["ReadFault", "WarcRecord", "next_gzip_member", "read_warc"]
@@ -113,11 +114,12 @@ def read_warc(
     """Every readable record of `path` (a file or an `s3://` object) in order, with a ReadFault for
     each corrupt gzip member skipped and at most one where reading stopped.
 
-    With `span` (start, end) of a per-record-gzipped WARC (readers/warc_spans.py plans them): only
-    the records from the first record member at or after `start` (byte 0 for the first span) up
-    to the first at or after `end`. Both bounds come from one scan (`next_gzip_member`), so
-    consecutive spans meet at the same record and each record, fault and skipped byte of the file
-    is read by exactly one of them."""
+    With `span` (start, end) (readers/warc_spans.py plans them): only the records from the first
+    record member at or after `start` (byte 0 for the first span) up to the first at or after
+    `end`. Both bounds come from one scan (`next_gzip_member`), so consecutive spans meet at the
+    same record and each record, fault and skipped byte of the file is read by exactly one of
+    them. A file whose head is no per-record-gzipped WARC (`first_member`) is read whole by its
+    first span; its other spans yield nothing."""
     start, end = span if span is not None else (0, None)
     try:
         size = storage.size(path)
@@ -127,8 +129,11 @@ def read_warc(
         return
     with stream:
         try:
-            first = 0 if start == 0 else _record_member_from(stream, start, size)
-            stop = size if end is None or end >= size else _record_member_from(stream, end, size)
+            if span is not None and first_member(stream) is None:
+                first, stop = (0, size) if start == 0 else (size, size)
+            else:
+                first = 0 if start == 0 else _record_member_from(stream, start, size)
+                stop = size if end is None or end >= size else _record_member_from(stream, end, size)
         except Exception as error:  # the store keeps failing: the span's bytes are unread
             yield _fault(error, start, min(end if end is not None else size, size))
             return

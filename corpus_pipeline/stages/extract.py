@@ -114,6 +114,7 @@ class ExtractStage(SourceStage):
         for item in read_warc(path, self.config.max_payload_bytes, self.storage, (0, 1)):  # the first record
             if isinstance(item, WarcRecord) and item.rec_type == "warcinfo" and item.is_part_of:
                 dump = item.is_part_of
+            break  # a file read whole by its first span (warc_spans.py) would give them all
         return dump
 
     def _record_to_row(

@@ -6,14 +6,16 @@ damage, so every record is counted once however a file is cut into tasks."""
 from __future__ import annotations
 
 import gzip
+import io
 from dataclasses import astuple
 
 import pytest
 from conftest import shared_data, word_pages, write_warc
 from test_extract_gzip_resync import _corrupt, _member_starts
+from warcio.warcwriter import WARCWriter
 
 from corpus_pipeline.readers.warc import read_warc
-from corpus_pipeline.readers.warc_spans import warc_spans
+from corpus_pipeline.readers.warc_spans import first_member, warc_spans
 from corpus_pipeline.storage import Storage
 
 LIMIT = 10_000_000
@@ -42,6 +44,16 @@ def member_data(tmp_path_factory) -> bytes:
     return write_warc(tmp_path_factory.mktemp("spans") / "pages.warc.gz", word_pages(40)).read_bytes()
 
 
+def _resource_record(payload: bytes) -> bytes:
+    """A plain WARC resource record holding `payload`."""
+    out = io.BytesIO()
+    writer = WARCWriter(out, gzip=False)
+    writer.write_record(
+        writer.create_warc_record("https://files.example/crawl.warc.gz", "resource", payload=io.BytesIO(payload))
+    )
+    return out.getvalue()
+
+
 def _damaged(data: bytes, damage: str) -> bytes:
     starts = _member_starts(data)
     plain = gzip.decompress(data)
@@ -53,6 +65,8 @@ def _damaged(data: bytes, damage: str) -> bytes:
         "cut_inside_a_member": lambda: data[: (starts[30] + starts[31]) // 2],
         "trailing_garbage": lambda: data + b"not a record\n" * 300,
         "plain": lambda: plain,
+        # A plain WARC whose last record holds a .warc.gz as its payload: members that start records.
+        "payload_of_gzipped_records": lambda: plain + _resource_record(data),
         "whole_file_gzip": lambda: gzip.compress(plain),
     }[damage]()
 
@@ -67,6 +81,7 @@ def _damaged(data: bytes, damage: str) -> bytes:
         "cut_inside_a_member",
         "trailing_garbage",
         "plain",
+        "payload_of_gzipped_records",
         "whole_file_gzip",
     ],
 )
@@ -99,7 +114,7 @@ def test_real_and_broken_files_read_in_spans_as_whole(relative, span_bytes):
     assert by_spans(path, span_bytes) == whole(path)
 
 
-def test_a_per_record_gzip_warc_is_cut_by_size_from_its_head_alone(member_data, tmp_path):
+def test_a_warc_is_cut_by_size_alone(member_data, tmp_path):
     path = tmp_path / "pages.warc.gz"
     path.write_bytes(member_data)
     size = len(member_data)
@@ -109,12 +124,30 @@ def test_a_per_record_gzip_warc_is_cut_by_size_from_its_head_alone(member_data, 
     assert warc_spans(str(path), Storage(), size) == [], "a file of one span is one task"
 
 
-@pytest.mark.parametrize("kind", ["plain", "whole_file_gzip", "arc"])
-def test_files_without_a_record_member_to_resync_on_stay_whole(member_data, tmp_path, kind):
+@pytest.mark.parametrize("kind", ["plain", "whole_file_gzip", "payload_of_gzipped_records", "arc"])
+def test_a_file_without_a_member_per_record_is_read_by_its_first_span(member_data, tmp_path, kind):
+    """Its head says so to every span: the first reads it whole, the others find nothing, even where
+    gzip members of a WARC sit in a plain file's payload."""
     path = tmp_path / kind
     if kind == "arc":
         arc = gzip.compress(b"filedesc://x.arc 0.0.0.0 20240101000000 text/plain 76\n1 0 test\nURL IP-address\n\n")
         path.write_bytes(arc + member_data)
     else:
         path.write_bytes(_damaged(member_data, kind))
-    assert warc_spans(str(path), Storage(), 1_000) == []
+    with open(path, "rb") as stream:
+        assert first_member(stream) is None
+    size = path.stat().st_size
+    later = [
+        list(read_warc(str(path), LIMIT, Storage(), (start, start + 1_000))) for start in range(1_000, size, 1_000)
+    ]
+    assert later and not any(later)
+    assert kind == "arc" or [astuple(item) for item in read_warc(str(path), LIMIT, Storage(), (0, 1_000))] == whole(
+        path
+    )
+
+
+def test_the_first_member_of_a_per_record_warc_is_its_first_record(member_data):
+    with io.BytesIO(member_data) as stream:
+        head = first_member(stream)
+    assert head is not None and member_data.startswith(head) and member_data[len(head) :].startswith(b"\x1f\x8b")
+    assert gzip.decompress(head).startswith(b"WARC/1.0")

@@ -65,8 +65,10 @@ run_one() {  # run_one SIDE REP: one fresh run; prints its JSON line
       || { echo "$side failed: $(tail -5 "$WORK/$side.$rep.log")"; exit 1; }
   read -r w c < "$WORK/time"
   local shards; shards=$(cd "$WORK/root-$master/runs/cores/tokens" && cat ./*.bin ./*.idx | sha256sum | cut -c1-16)
-  local tasks; tasks=$(grep -oE "^extract[^:]*: [0-9]+/[0-9]+ tasks" "$WORK/$side.$rep.log" | tail -1 | grep -oE "[0-9]+ tasks")
-  echo "{\"side\": \"$side\", \"rep\": $rep, \"wall_s\": $w, \"cpu_s\": $c, \"load_before\": $load0, \"load_after\": $(cut -d' ' -f1 /proc/loadavg), \"extract\": \"${tasks:-?}\", \"shards_sha256\": \"$shards\"}"
+  # extract's share of the fused pass's wall seconds (with langid, normalize), and its task count
+  local extract; extract=$("$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['seconds'], d['tasks'])" \
+      "$WORK/root-$master/runs/cores/01_extract/_stats.json")
+  echo "{\"side\": \"$side\", \"rep\": $rep, \"wall_s\": $w, \"cpu_s\": $c, \"load_before\": $load0, \"load_after\": $(cut -d' ' -f1 /proc/loadavg), \"extract_s_tasks\": \"$extract\", \"shards_sha256\": \"$shards\"}"
 }
 for i in $(seq 1 "$REPS"); do
   run_one local "$i"

@@ -17,7 +17,7 @@ class EngineConfig(Strict):
     # tasks, so one file keeps every core busy; decided by the input alone. 8 MiB is ~240 of the
     # real pages (shared/data/web: 49.6 MB, 1,432 pages: 6 tasks, 3 a core on 2) and ~6 CPU s of
     # extraction; a task costs ~0.3 CPU s more (1 task: 33.7 CPU s, 6: 35.2, 24: 37.0; 2026-12-02, load 3).
-    task_bytes: int = Field(default=8 << 20, ge=1 << 16)
+    task_bytes: int = Field(default=8 << 20, ge=1 << 12)
     # Consecutive document stages run in one pass and only the last writes kept documents; true
     # writes every stage's kept documents as well (to rerun from the middle of a chain, or inspect).
     write_intermediate: bool = False

@@ -3,8 +3,9 @@ input, Arrow tables from stage to stage, each stage's rejects and counters kept 
 
 A source stage (extract) heads a chain with the rows it reads from one file (or one byte span of
 it); a chain of document stages starts from whole row groups of one input part. Each document
-stage gets only its `input_columns` as dict rows; the engine writes back the columns it fills and filters the table on
-its verdicts, so the columns it never reads stay Arrow arrays from the input to the kept file.
+stage gets only its `input_columns` as dict rows; the engine writes back the columns it fills and
+filters the table on its verdicts, so the columns it never reads stay Arrow arrays from the input
+to the kept file.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ class ReadFault:
     error: str  # exception class, `Truncated` (the file ends inside a record) or `CorruptGzipMember`
     message: str
     # Bytes of the file that were not read as records because of this fault: from the end of the
-    # last good record to the next readable gzip member, or to the end of the file.
+    # last good record to the next readable gzip member, or to the end of the file (or of the span).
     skipped_bytes: int = 0
     # Where those bytes start, the fault's place: unique per fault of a file, and the same whether
     # the file is read whole or in spans (which record came before it, a span cannot know).

@@ -37,9 +37,7 @@ def warc_spans(path: str, storage: Storage, task_bytes: int) -> list[tuple[int, 
 def first_member(stream) -> bytes | None:
     """The file's first gzip member when it inflates to a WARC record and another member follows
     it within `_HEAD_BYTES`; else None (module docstring). The stream is left anywhere."""
-    stream.seek(0)
-    # Past the buffer: one small ranged read on a store, not a whole read block (8 MiB).
-    head = getattr(stream, "raw", stream).read(_HEAD_BYTES)
+    head = _head(stream)
     if not head.startswith(GZIP_MAGIC):
         return None
     inflater = zlib.decompressobj(wbits=31)  # one gzip member; what follows it is `unused_data`
@@ -54,3 +52,17 @@ def first_member(stream) -> bytes | None:
     if not (inflater.eof and inflater.unused_data.startswith(GZIP_MAGIC)):
         return None
     return head[: len(head) - len(inflater.unused_data)]
+
+
+def _head(stream) -> bytes:
+    """The first `_HEAD_BYTES` of the file, or all of a smaller one: every task must see the same
+    head, so a short read is read on. Past the buffer: small ranged reads on a store, not a whole
+    read block (8 MiB)."""
+    stream.seek(0)
+    raw = getattr(stream, "raw", stream)
+    parts: list[bytes] = []
+    wanted = _HEAD_BYTES
+    while wanted > 0 and (part := raw.read(wanted)):
+        parts.append(part)
+        wanted -= len(part)
+    return b"".join(parts)

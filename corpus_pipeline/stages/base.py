@@ -105,7 +105,8 @@ class SourceStage(ABC):
 
     @abstractmethod
     def input_files(self, arguments: list[str]) -> list[str]:
-        """The files `--input` names (files, directories, globs), sorted: one task each."""
+        """The files `--input` names (files, directories, globs), sorted: one task each (or one per
+        span: `spans`)."""
 
     def spans(self, path: str, task_bytes: int) -> list[tuple[int, int]]:
         """Byte spans of `path`, about `task_bytes` each, that are read as tasks of their own (the

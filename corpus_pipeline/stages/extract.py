@@ -3,8 +3,9 @@
 Every record of a file becomes a row: a document, or a rejected row whose reason says why
 (not a response, HTTP status, not HTML, too large, no main text, a read fault...). So
 `records in == kept + dropped` holds per file (a large WARC is read in byte spans, one task each:
-readers/warc_spans.py; each record is read by exactly one), and a corrupt file keeps every record before the fault
-and, past a corrupt gzip member, every record after it (the skipped bytes in `read_fault_skipped_bytes`).
+readers/warc_spans.py; each record is read by exactly one), and a corrupt file keeps every record
+before the fault and, past a corrupt gzip member, every record after it (the skipped bytes in
+`read_fault_skipped_bytes`).
 The engine (stages/extract_engines.py) runs in a child process with a time limit per page
 (`extract.timeout_seconds`): a page that hangs it becomes an `extract_timeout` row and the task goes
 on with the next record.

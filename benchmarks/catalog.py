@@ -159,7 +159,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ("bash", "benchmarks/bench_cores_e2e.sh"),
         "corpus-pipeline run on the 1,432 pages (one WARC, read in byte spans) under --runner local and on Spark "
         "local[2], reps alternating: wall and tree CPU seconds, load, shard hashes (args: REPS, then --set ...)",
-        "~50-60 s wall per run, 4 runs, at load 2-3 on 2 cores",
+        "31-62 s wall per run, 4 runs: ~2.5 min quiet (load 1-2), ~3.5 min at load 2-3",
     ),
     Benchmark(
         "s3",

@@ -2,8 +2,8 @@
 the real pages, beside the sum of the raw library costs of the same work: what the pipeline itself costs.
 
 1. pages.warc.gz split into 8 WARC files of whole records (inputs.split_warc: gzip members copied
-   byte for byte, so the parts hold exactly the file's bytes; extract runs one task per file, and
-   Spark needs several to use both cores).
+   byte for byte, so the parts hold exactly the file's bytes; extract runs one task per part, each
+   under engine.task_bytes, as the measured runs before byte spans did).
 2. A byte-level BPE trained once up front on shared/data/dedup/web_docs.jsonl (the documents
    extracted from these same pages) and given to every run as pipeline.tokenizer: timed apart, not
    part of any run.

@@ -155,6 +155,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "57-60 s wall per run, 4 runs; the first call also builds its peer venv in /tmp/peer",
     ),
     Benchmark(
+        "cores-e2e",
+        ("bash", "benchmarks/bench_cores_e2e.sh"),
+        "corpus-pipeline run on the 1,432 pages (one WARC, read in byte spans) under --runner local and on Spark "
+        "local[2], reps alternating: wall and tree CPU seconds, load, shard hashes (args: REPS, then --set ...)",
+        "31-62 s wall per run, 4 runs: ~2.5 min quiet (load 1-2), ~3.5 min at load 2-3",
+    ),
+    Benchmark(
         "s3",
         ("benchmarks/bench_s3.py",),
         "the storage layer reading and writing 100 MB on a loopback S3 server (moto) against pyarrow's own "

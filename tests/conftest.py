@@ -16,6 +16,7 @@ import contextlib
 import io
 import itertools
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -136,6 +137,20 @@ def html_page(body: str, title: str = "t", head_extra: str = "") -> str:
         f"<nav><a href='/'>Home</a> <a href='/about'>About</a></nav><article>{body}</article>"
         "<footer>Contact us</footer></body></html>"
     )
+
+
+def word_pages(count: int, seed: int = 7) -> list[dict]:
+    """Pages of random words (so gzip keeps them apart in size: 0.3 to 6 KB a member)."""
+    rng = random.Random(seed)
+    words = ["river", "council", "plan", "vote", "bridge", "market", "school", "rain", "road", "night"]
+    return [
+        {
+            "url": f"https://news.example/{i}",
+            "payload": html_page("<p>" + " ".join(rng.choices(words, k=rng.randint(50, 3000))) + "</p>").encode(),
+            "content_type": "text/html",
+        }
+        for i in range(count)
+    ]
 
 
 def write_warc(path: Path, records: list[dict]) -> Path:

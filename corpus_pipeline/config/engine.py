@@ -13,6 +13,11 @@ class EngineConfig(Strict):
     # cores or another runner finds the same tasks. 5,000 web pages are ~25 MB of text and 3-10 s of
     # work for the slowest stage (quality), long enough to amortise a Spark task's ~50 ms start.
     task_rows: int = Field(default=5_000, ge=1)
+    # Bytes of a WARC per extract task (readers/warc_spans.py): a large file is read by several
+    # tasks, so one file keeps every core busy; decided by the input alone. 8 MiB is ~240 of the
+    # real pages (shared/data/web: 49.6 MB, 1,432 pages: 6 tasks, 3 a core on 2) and ~6 CPU s of
+    # extraction; a task costs ~0.3 CPU s more (1 task: 33.7 CPU s, 6: 35.2, 24: 37.0; 2026-12-02, load 3).
+    task_bytes: int = Field(default=8 << 20, ge=1 << 12)
     # Consecutive document stages run in one pass and only the last writes kept documents; true
     # writes every stage's kept documents as well (to rerun from the middle of a chain, or inspect).
     write_intermediate: bool = False

@@ -167,7 +167,7 @@ def _run_tasks(stages, source, dirs: list[StageDir], write_kept, executor, engin
         stage_dir.begin()
     head = stages[0] if isinstance(stages[0], SourceStage) else None
     if head is not None:
-        tasks = plan_file_tasks(list(source), head.storage)
+        tasks = plan_file_tasks(list(source), head.storage, partial(head.spans, task_bytes=engine.task_bytes))
         schemas, documents = [head.output_schema()], stages[1:]
     else:
         parts = input_parts(source, storage)

@@ -1,14 +1,16 @@
 """What each task of a stage covers, decided on the driver from the input alone.
 
 A task is named by its place in the plan (`part-NNNNN`, the names of the files it writes) and
-identified by the input it covers: a crawl file or object (path, size, modification time) or whole row groups
-of one input part. Both come from the input and the config only, never from the cluster's cores or a
-partition number, so a run resumed under another runner or another core count plans the same tasks;
+identified by the input it covers: a crawl file or object (path, size, modification time), a byte
+span of a large one (engine.task_bytes), or whole row groups of one input part. All come from the
+input and the config only, never from the cluster's cores or a partition number, so a run resumed
+under another runner or another core count plans the same tasks;
 a finished task is reused only when its recorded identity equals the planned one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +24,7 @@ class Task:
     identity: str  # the input it covers, recorded with its output and compared on resume
     path: str  # the crawl file or input part it reads
     row_groups: tuple[int, ...] | None = None  # of `path`; None: the whole file
+    span: tuple[int, int] | None = None  # bytes [start, end) of `path` (the source resolves them); None: all
 
 
 def part_name(number: int) -> str:
@@ -34,9 +37,21 @@ def file_identity(path: str, storage: Storage) -> str:
     return storage.identity(path)
 
 
-def plan_file_tasks(paths: list[str], storage: Storage) -> list[Task]:
-    """One task per input file (local or an object), in the (sorted) order given."""
-    return [Task(part_name(number), file_identity(path, storage), path) for number, path in enumerate(paths)]
+def plan_file_tasks(
+    paths: list[str], storage: Storage, spans: Callable[[str], list[tuple[int, int]]] = lambda path: []
+) -> list[Task]:
+    """One task per input file (local or an object), in the (sorted) order given, or one per byte
+    span of it where `spans(path)` (the source stage's) cuts it; a span's identity is the file's and
+    the span's bounds, so a resumed run reuses a finished span only when it plans the same one."""
+    tasks: list[Task] = []
+    for path in paths:
+        identity = file_identity(path, storage)
+        cuts = spans(path)
+        if not cuts:
+            tasks.append(Task(part_name(len(tasks)), identity, path))
+        for start, end in cuts:
+            tasks.append(Task(part_name(len(tasks)), f"{identity}|bytes {start}-{end}", path, span=(start, end)))
+    return tasks
 
 
 def plan_part_tasks(parts: list[Path | str], task_rows: int, storage: Storage) -> list[Task]:

@@ -1,10 +1,11 @@
 """One task of a chain of stages, the same code under every executor: one pass over the task's
 input, Arrow tables from stage to stage, each stage's rejects and counters kept apart.
 
-A source stage (extract) heads a chain with the rows it reads from one file; a chain of document
-stages starts from whole row groups of one input part. Each document stage gets only its
-`input_columns` as dict rows; the engine writes back the columns it fills and filters the table on
-its verdicts, so the columns it never reads stay Arrow arrays from the input to the kept file.
+A source stage (extract) heads a chain with the rows it reads from one file (or one byte span of
+it); a chain of document stages starts from whole row groups of one input part. Each document
+stage gets only its `input_columns` as dict rows; the engine writes back the columns it fills and
+filters the table on its verdicts, so the columns it never reads stay Arrow arrays from the input
+to the kept file.
 """
 
 from __future__ import annotations
@@ -104,10 +105,11 @@ def apply_stage(
 
 
 def _source_tables(
-    source: SourceStage, path: str, schema: pa.Schema, stats: StageStats, out: StageAttempt
+    source: SourceStage, task: Task, schema: pa.Schema, stats: StageStats, out: StageAttempt
 ) -> Iterator[pa.Table]:
     """The source's kept rows as tables of up to ROWS_PER_WRITE rows; its drops written as they come."""
-    for read in source.read_tables(path, stats, ROWS_PER_WRITE):
+    span = {} if task.span is None else {"span": task.span}  # only to a stage whose `spans` planned it
+    for read in source.read_tables(task.path, stats, ROWS_PER_WRITE, **span):
         yield split_verdicts(read.table, schema, read.reasons, read.details, stats, out)
 
 
@@ -142,7 +144,7 @@ def run_chain_task(chain: Chain, task: Task) -> dict[str, StageStats]:
         ]
         if chain.source is not None:
             source_stats = stats[chain.source.name]
-            tables: Iterable[pa.Table] = _source_tables(chain.source, task.path, written[0], source_stats, outs[0])
+            tables: Iterable[pa.Table] = _source_tables(chain.source, task, written[0], source_stats, outs[0])
             outs, written = outs[1:], written[1:]
         else:
             tables = _part_tables(task, chain.schemas[0], chain.storage)

@@ -35,6 +35,7 @@ from corpus_pipeline.readers.warc_record import (
     inflates_to_a_record,
     warc_record,
 )
+from corpus_pipeline.readers.warc_spans import first_member
 from corpus_pipeline.storage import Storage
 
 __all__ = ["ReadFault", "WarcRecord", "next_gzip_member", "read_warc"]
@@ -81,11 +82,13 @@ def _to_record(record, iterator: ArchiveIterator, max_payload_bytes: int) -> War
 
 
 def _iterate(
-    stream, max_payload_bytes: int, skip: int, file_size: int | None, progress: Progress
+    stream, max_payload_bytes: int, skip: int, file_size: int | None, progress: Progress, stop: int | None = None
 ) -> Iterator[WarcRecord]:
     iterator = ArchiveIterator(stream, arc2warc=True)  # offsets from stream.tell(): absolute after a seek
     start = progress.end
     for index, record in enumerate(iterator):
+        if stop is not None and iterator.offset >= stop:
+            return  # the record of the next span
         gzipped = iterator.reader.decompressor is not None  # per member: None once one fails to inflate
         progress.gzipped = gzipped if progress.gzipped is None else progress.gzipped
         if progress.gzipped and not gzipped:
@@ -94,7 +97,6 @@ def _iterate(
         offset, length = iterator.member_info
         if index >= skip:
             progress.end = offset + length
-            progress.last_offset = rec.offset
             progress.emitted += 1
             yield rec
     # A file cut inside a record's headers ends the iteration without a word from warcio: the
@@ -106,44 +108,81 @@ def _iterate(
         )
 
 
-def read_warc(path: str, max_payload_bytes: int, storage: Storage) -> Iterator[WarcRecord | ReadFault]:
+def read_warc(
+    path: str, max_payload_bytes: int, storage: Storage, span: tuple[int, int] | None = None
+) -> Iterator[WarcRecord | ReadFault]:
     """Every readable record of `path` (a file or an `s3://` object) in order, with a ReadFault for
-    each corrupt gzip member skipped and at most one where reading stopped."""
-    progress = Progress()
+    each corrupt gzip member skipped and at most one where reading stopped.
+
+    With `span` (start, end) (readers/warc_spans.py plans them): only the records from the first
+    record member at or after `start` (byte 0 for the first span) up to the first at or after
+    `end`. Both bounds come from one scan (`next_gzip_member`), so consecutive spans meet at the
+    same record and each record, fault and skipped byte of the file is read by exactly one of
+    them. A file whose head is no per-record-gzipped WARC (`first_member`) is read whole by its
+    first span; its other spans yield nothing."""
+    start, end = span if span is not None else (0, None)
     try:
         size = storage.size(path)
         stream = storage.open(path)
-    except Exception as error:  # vanished, unreadable: one fault for the whole file
-        yield _fault(error, 0, 0, 0)
+    except Exception as error:  # vanished, unreadable: one fault for the whole file (span)
+        yield _fault(error, start, start)
         return
     with stream:
-        yield from fast_records(stream, max_payload_bytes, progress)
-        while True:
-            try:
-                stream.seek(progress.end)
-                yield from _iterate(stream, max_payload_bytes, skip=0, file_size=size, progress=progress)
+        try:
+            if span is not None and first_member(stream) is None:
+                first, stop = (0, size) if start == 0 else (size, size)
+            else:
+                first = 0 if start == 0 else _record_member_from(stream, start, size)
+                stop = size if end is None or end >= size else _record_member_from(stream, end, size)
+        except Exception as error:  # the store keeps failing: the span's bytes are unread
+            yield _fault(error, start, min(end if end is not None else size, size))
+            return
+        if first < stop:
+            yield from _read_records(path, stream, max_payload_bytes, storage, size, Progress(end=first), stop)
+
+
+def _read_records(path, stream, max_payload_bytes: int, storage: Storage, size: int, progress: Progress, stop: int):
+    """The records of the members from `progress.end` up to `stop` (see read_warc)."""
+    first = progress.end
+    yield from fast_records(stream, max_payload_bytes, progress, stop)
+    while progress.end < stop:
+        try:
+            stream.seek(progress.end)
+            yield from _iterate(stream, max_payload_bytes, skip=0, file_size=size, progress=progress, stop=stop)
+            return
+        except Exception as error:  # warcio raises many kinds on corrupt input; all become a fault
+            if progress.end >= stop:  # the member at `stop` failed: the next span's fault
                 return
-            except Exception as error:  # warcio raises many kinds on corrupt input; all become a fault
-                # Read as one stream from byte 0 only while nothing was skipped: after a resync the
-                # records already yielded could not be matched to the inflated stream's.
-                if _is_non_chunked_gzip(error) and progress.skips == 0:
-                    break
-                resume = _resync(stream, progress.end + 1)
-                yield _fault(error, progress.last_offset, progress.end, size if resume is None else resume)
-                if resume is None:
-                    return
-                progress.end = resume
-                progress.skips += 1
-    # One gzip member for the whole file: valid, just not seekable per record. Decompress it as
-    # one stream and continue after the records already yielded.
-    whole = Progress(last_offset=progress.last_offset)
+            # Read as one stream from byte 0 only while nothing was skipped: after a resync the
+            # records already yielded could not be matched to the inflated stream's.
+            if _is_non_chunked_gzip(error) and progress.skips == 0 and first == 0:
+                yield from _whole_file_gzip(path, max_payload_bytes, storage, size, progress)
+                return
+            resume = _resync(stream, progress.end + 1)
+            # `stop` starts a record: a resync never passes it (None only when the store failed).
+            resume = stop if resume is None else min(resume, stop)
+            yield _fault(error, progress.end, resume)
+            progress.end = resume
+            progress.skips += 1
+
+
+def _whole_file_gzip(path, max_payload_bytes: int, storage: Storage, size: int, progress: Progress):
+    """One gzip member for the whole file: valid, just not seekable per record. Decompress it as
+    one stream and continue after the records already yielded."""
+    whole = Progress()
     with storage.open(path) as raw:
         try:
             with gzip.GzipFile(fileobj=raw) as unzipped:
                 yield from _iterate(io.BufferedReader(unzipped), max_payload_bytes, progress.emitted, None, whole)
         except Exception as error:
             # Offsets here are in the inflated stream: what is left of the file is all that can be said.
-            yield _fault(error, whole.last_offset, min(raw.tell(), size), size)
+            yield _fault(error, min(raw.tell(), size), size)
+
+
+def _record_member_from(stream, offset: int, size: int) -> int:
+    """The first gzip member at or after `offset` that starts a record; the file's size if none."""
+    found = next_gzip_member(stream, offset)
+    return size if found is None else found
 
 
 def _resync(stream, start: int) -> int | None:
@@ -175,9 +214,9 @@ def _starts_a_record(stream, offset: int) -> bool:
     return inflates_to_a_record(stream.read(PROBE_COMPRESSED_BYTES))
 
 
-def _fault(error: Exception, last_offset: int, unread_from: int, read_again_at: int) -> ReadFault:
+def _fault(error: Exception, unread_from: int, read_again_at: int) -> ReadFault:
     kind = {_TruncatedRecord: "Truncated", _CorruptMember: "CorruptGzipMember"}.get(type(error), type(error).__name__)
-    return ReadFault(last_offset, kind, _first_line(error), max(read_again_at - unread_from, 0), unread_from)
+    return ReadFault(kind, _first_line(error), max(read_again_at - unread_from, 0), unread_from)
 
 
 def _first_line(error: Exception) -> str:

@@ -55,9 +55,9 @@ class _Tap:
     looked at without reading the file twice (one object on a store). A read error ends the file
     here; the warcio path then meets it again and reports it as it always has."""
 
-    def __init__(self, stream):
+    def __init__(self, stream, position: int):
         self.stream = stream
-        self.position = 0
+        self.position = position  # where `stream` stands: fastwarc's record offsets count from it
         self.chunks: deque[tuple[int, bytes]] = deque()  # (offset in the file, bytes)
         self.kept = 0
 
@@ -113,19 +113,27 @@ class _Block(io.RawIOBase):
         return data
 
 
-def fast_records(stream, max_payload_bytes: int, progress: Progress) -> Iterator[WarcRecord]:
-    """The records of `stream` (at byte 0) that fastwarc reads and the module docstring's checks
-    vouch for, in order. After the last one, `progress.end` is the offset of the first record not
-    yielded: where the warcio path goes on from."""
-    tap = _Tap(stream)
+def fast_records(stream, max_payload_bytes: int, progress: Progress, stop: int) -> Iterator[WarcRecord]:
+    """The records of `stream` from `progress.end` (a record's start) up to the record that starts
+    at `stop` (exclusive) that fastwarc reads and the module docstring's checks vouch for, in order.
+    After the last one, `progress.end` is the offset of the first record not yielded: where the
+    warcio path goes on from (`stop` when every record before it was yielded)."""
+    first = progress.end
+    stream.seek(first)
+    tap = _Tap(stream, first)
     gzipped: bool | None = None
     held: tuple[int, WarcRecord] | None = None  # yielded once the record after it is vouched for
     try:
         for record in ArchiveIterator(tap, parse_http=False):
             offset = record.stream_pos
             if gzipped is None:
-                gzipped = tap.head(0, len(GZIP_MAGIC)) == GZIP_MAGIC
+                gzipped = tap.head(first, len(GZIP_MAGIC)) == GZIP_MAGIC
             if held is not None and offset <= held[0] or not _starts_a_record_at(tap, offset, gzipped):
+                break
+            if offset >= stop:  # the next span's first record vouches for the last one of this span
+                if offset == stop and held is not None:
+                    yield _emit(held, offset, progress)
+                    held = None
                 break
             rec = _vouched_record(record, offset, max_payload_bytes)
             if rec is None:
@@ -145,7 +153,6 @@ def fast_records(stream, max_payload_bytes: int, progress: Progress) -> Iterator
 
 def _emit(held: tuple[int, WarcRecord], end: int, progress: Progress) -> WarcRecord:
     progress.emitted += 1
-    progress.last_offset = held[0]
     progress.end = end  # where the next record starts: where the warcio path would go on
     return held[1]
 

@@ -33,13 +33,14 @@ class WarcRecord:
 
 @dataclass
 class ReadFault:
-    offset: int
     error: str  # exception class, `Truncated` (the file ends inside a record) or `CorruptGzipMember`
     message: str
     # Bytes of the file that were not read as records because of this fault: from the end of the
-    # last good record to the next readable gzip member, or to the end of the file.
+    # last good record to the next readable gzip member, or to the end of the file (or of the span).
     skipped_bytes: int = 0
-    unread_from: int = 0  # where those bytes start: unique per fault of a file
+    # Where those bytes start, the fault's place: unique per fault of a file, and the same whether
+    # the file is read whole or in spans (which record came before it, a span cannot know).
+    unread_from: int = 0
 
 
 @dataclass
@@ -48,7 +49,6 @@ class Progress:
     a resync or a fault row needs."""
 
     emitted: int = 0
-    last_offset: int = 0  # offset of the last record read
     end: int = 0  # byte after the last complete record (its gzip member) in the file
     skips: int = 0  # corrupt stretches skipped so far
     gzipped: bool | None = None  # whether the file's first record came out of a gzip member

@@ -88,9 +88,9 @@ class DocumentStage(ABC):
 
 
 class SourceStage(ABC):
-    """Reads one input file into rows; every record comes out, kept or with a Drop. Every source
-    stage labels its documents' `domain` by the run's `domains:` section (`rules`), and reads its
-    files, local or `s3://`, through `storage`."""
+    """Reads one input file, or one byte span of it (`spans`), into rows; every record comes out,
+    kept or with a Drop. Every source stage labels its documents' `domain` by the run's `domains:`
+    section (`rules`), and reads its files, local or `s3://`, through `storage`."""
 
     name: str = ""
 
@@ -105,19 +105,30 @@ class SourceStage(ABC):
 
     @abstractmethod
     def input_files(self, arguments: list[str]) -> list[str]:
-        """The files `--input` names (files, directories, globs), sorted: one task each."""
+        """The files `--input` names (files, directories, globs), sorted: one task each (or one per
+        span: `spans`)."""
+
+    def spans(self, path: str, task_bytes: int) -> list[tuple[int, int]]:
+        """Byte spans of `path`, about `task_bytes` each, that are read as tasks of their own (the
+        stage's `read_tables` and `read` are then given `span=`, and only then: a stage that plans
+        none need not take it); []: the file is one task. From the input alone."""
+        return []
 
     @abstractmethod
-    def read(self, path: str, stats: StageStats) -> Iterator[tuple[dict, Verdict]]:
-        """Yield every record of `path` as a row, with None (keep) or the Drop that rejects it,
-        calling `stats.count_in(payload bytes)` once per record yielded."""
+    def read(self, path: str, stats: StageStats, span: tuple[int, int] | None = None) -> Iterator[tuple[dict, Verdict]]:
+        """Yield every record of `path` (of its `span`, where `spans` planned one) as a row, with
+        None (keep) or the Drop that rejects it, calling `stats.count_in(payload bytes)` once per
+        record yielded."""
 
-    def read_tables(self, path: str, stats: StageStats, rows: int) -> Iterator[VerdictTable]:
-        """The records of `path` as tables of up to `rows` rows in `output_schema()`, each with its
-        verdicts. Override to build Arrow columns without a dict per row (ingest's Parquet batches)."""
+    def read_tables(
+        self, path: str, stats: StageStats, rows: int, span: tuple[int, int] | None = None
+    ) -> Iterator[VerdictTable]:
+        """The records of `path` (of its `span`) as tables of up to `rows` rows in `output_schema()`,
+        each with its verdicts. Override to build Arrow columns without a dict per row (ingest's
+        Parquet batches)."""
         batch: list[dict] = []
         verdicts: list[Verdict] = []
-        for row, verdict in self.read(path, stats):
+        for row, verdict in self.read(path, stats, **({} if span is None else {"span": span})):
             batch.append(row)
             verdicts.append(verdict)
             if len(batch) >= rows:

@@ -2,8 +2,10 @@
 
 Every record of a file becomes a row: a document, or a rejected row whose reason says why
 (not a response, HTTP status, not HTML, too large, no main text, a read fault...). So
-`records in == kept + dropped` holds per file, and a corrupt file keeps every record before the fault
-and, past a corrupt gzip member, every record after it (the skipped bytes in `read_fault_skipped_bytes`).
+`records in == kept + dropped` holds per file (a large WARC is read in byte spans, one task each:
+readers/warc_spans.py; each record is read by exactly one), and a corrupt file keeps every record
+before the fault and, past a corrupt gzip member, every record after it (the skipped bytes in
+`read_fault_skipped_bytes`).
 The engine (stages/extract_engines.py) runs in a child process with a time limit per page
 (`extract.timeout_seconds`): a page that hangs it becomes an `extract_timeout` row and the task goes
 on with the next record.
@@ -22,6 +24,7 @@ from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_documen
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
+from corpus_pipeline.readers.warc_spans import warc_spans
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
 from corpus_pipeline.stages.extract_engines import main_text_engine, preload
 from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker
@@ -67,14 +70,19 @@ class ExtractStage(SourceStage):
     def output_schema(self) -> pa.Schema:
         return DOCUMENT_SCHEMA
 
-    def read(self, path: str, stats: StageStats) -> Iterator[tuple[dict, Verdict]]:
+    def spans(self, path: str, task_bytes: int) -> list[tuple[int, int]]:
+        return warc_spans(path, self.storage, task_bytes)
+
+    def read(self, path: str, stats: StageStats, span: tuple[int, int] | None = None) -> Iterator[tuple[dict, Verdict]]:
         preload(self.config)  # before the worker forks, so no child imports the engine again
         with TimedWorker(self.engine) as worker:  # forked on the first page, killed at the end
-            yield from self._read(path, stats, worker)
+            yield from self._read(path, stats, worker, span)
 
-    def _read(self, path: str, stats: StageStats, worker: TimedWorker) -> Iterator[tuple[dict, Verdict]]:
-        dump = self.config.dump or PurePath(absolute(path)).parent.name
-        for item in read_warc(path, self.config.max_payload_bytes, self.storage):
+    def _read(
+        self, path: str, stats: StageStats, worker: TimedWorker, span: tuple[int, int] | None
+    ) -> Iterator[tuple[dict, Verdict]]:
+        dump = self.config.dump or self._file_dump(path, span)
+        for item in read_warc(path, self.config.max_payload_bytes, self.storage, span):
             if isinstance(item, ReadFault):
                 stats.count_in(0)
                 stats.count("read_faults", item.error)
@@ -84,12 +92,12 @@ class ExtractStage(SourceStage):
                     id=f"fault:{path}:{item.unread_from}",
                     text="",
                     file_path=path,
-                    warc_offset=item.offset,
+                    warc_offset=item.unread_from,
                     dump=dump,
                     source=self.config.source,
                     domain=self.config.domain,
                 )
-                detail = f"{item.error} after the record at byte {item.offset}, {item.skipped_bytes} bytes skipped"
+                detail = f"{item.error} at byte {item.unread_from}, {item.skipped_bytes} bytes skipped"
                 yield row, Drop("read_error", f"{detail}: {item.message}")
                 continue
             if item.rec_type == "warcinfo" and item.is_part_of and self.config.dump is None:
@@ -97,6 +105,18 @@ class ExtractStage(SourceStage):
             stats.count_in(item.payload_length)
             stats.count("record_types", item.rec_type)
             yield self._record_to_row(item, path, dump, stats, worker)
+
+    def _file_dump(self, path: str, span: tuple[int, int] | None) -> str:
+        """The snapshot a span's records start in: the file's warcinfo (its first record) names it,
+        as it does for the first span, which reads that record; else the file's directory."""
+        dump = PurePath(absolute(path)).parent.name
+        if span is None or span[0] == 0:
+            return dump
+        for item in read_warc(path, self.config.max_payload_bytes, self.storage, (0, 1)):  # the first record
+            if isinstance(item, WarcRecord) and item.rec_type == "warcinfo" and item.is_part_of:
+                dump = item.is_part_of
+            break  # a file read whole by its first span (warc_spans.py) would give them all
+        return dump
 
     def _record_to_row(
         self, rec: WarcRecord, path: str, dump: str, stats: StageStats, worker: TimedWorker

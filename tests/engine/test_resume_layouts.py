@@ -1,6 +1,7 @@
 """A run interrupted on Spark local[2] and resumed under another layout (the local runner, local[1],
-local[3]) gives the bytes of an unbroken run, for every kind of stage: source (extract), document
-(langid), dedup and tokenize; and with `spark.speculation` on, copies of a task never mix.
+local[3]) gives the bytes of an unbroken run, for every kind of stage: source (extract, of whole files
+and of byte spans of one), document (langid), dedup and tokenize; and with `spark.speculation` on,
+copies of a task never mix.
 
 The interruption is a fault in one task: the commit of the last task fails (fault_injection/
 sitecustomize.py, in the driver and every Spark Python worker), so Spark aborts the stage after the
@@ -18,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import PROJECT_ROOT, word_pages, write_warc
 from stage_fixtures import real_documents, write_stage
 from stage_plans import planned_dirs
 from test_spark_runner import make_warcs
@@ -31,6 +32,7 @@ from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR
 
 pytestmark = pytest.mark.spark
 
+SPANS = "engine.task_bytes=65536"
 SPARK_UI_OFF = 'spark.conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "3"}'
 
 
@@ -69,13 +71,15 @@ def inputs(tmp_path_factory) -> dict:
     tokenizer = run_stage("train-tokenizer", docs, root / "tokenizer", small, LocalExecutor()).output
     return {
         "source": ("extract", make_warcs(root, files=4, pages=3), [], {}),
+        # One WARC of 4 byte spans (engine.task_bytes): tasks named by the file and the span.
+        "spans": ("extract", [str(write_warc(root / "one.warc.gz", word_pages(120, seed=5)))], [SPANS], {}),
         "document": ("langid", docs, [], {}),
         "dedup": ("dedup", docs, [], {}),
         "tokenize": ("tokenize", docs, ["tokenize.shard_bytes=4000"], {"tokenizer": tokenizer}),
     }
 
 
-@pytest.mark.parametrize("kind", ["source", "document", "dedup", "tokenize"])
+@pytest.mark.parametrize("kind", ["source", "spans", "document", "dedup", "tokenize"])
 def test_an_interrupted_stage_resumes_under_any_layout_to_the_same_bytes(kind, inputs, tmp_path, spark):
     stage, source, overrides, options = inputs[kind]
     config = load_config(None, overrides)

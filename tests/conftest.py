@@ -41,6 +41,20 @@ def shared_data(relative: str) -> Path:
     return path
 
 
+# The real WARC files every reader path is held to (`shared_data` names): Common Crawl and ClueWeb09
+# excerpts, a WET file, and warcio's broken and odd files.
+REAL_WARC_FILES = (
+    "warc/cc-main-2020-34-excerpt.warc.gz",
+    "warc/clueweb09-ja-quirk.warc.gz",
+    "warc/cc-main-2024-22-one-page.warc.wet.gz",
+    "warc/edge/clipped.warc.gz",
+    "warc/edge/example-wrong-chunks.warc.gz",
+    "warc/edge/example-trunc.warc",
+    "warc/edge/example-bad-non-chunked.warc.gz",
+    "warc/edge/example-iana.org-chunked.warc",
+    "warc/edge/post-test.warc.gz",
+)
+
 FAST_TIER_LEAVES_OUT = ("spark", "cluster", "slow")
 _NO_JVM = """#!/bin/sh
 echo "the fast test tier starts no JVM: mark this test @pytest.mark.spark, or give it the spark fixture" >&2

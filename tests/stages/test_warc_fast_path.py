@@ -9,7 +9,7 @@ import os
 from dataclasses import astuple
 
 import pytest
-from conftest import html_page, shared_data, write_warc
+from conftest import REAL_WARC_FILES, html_page, shared_data, write_warc
 from test_extract_gzip_resync import _corrupt, _member_starts, _records
 
 from corpus_pipeline.readers import warc
@@ -126,21 +126,7 @@ def test_a_record_split_over_two_gzip_members_is_read_whole(member_file, tmp_pat
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize(
-    "relative",
-    [
-        "warc/cc-main-2020-34-excerpt.warc.gz",
-        "warc/clueweb09-ja-quirk.warc.gz",
-        "warc/cc-main-2024-22-one-page.warc.wet.gz",
-        "warc/edge/clipped.warc.gz",
-        "warc/edge/example-wrong-chunks.warc.gz",
-        "warc/edge/example-trunc.warc",
-        "warc/edge/example-bad-non-chunked.warc.gz",
-        "warc/edge/example-iana.org-chunked.warc",
-        "warc/edge/post-test.warc.gz",
-        "warc/edge/example-space-in-target-uri.warc.gz",
-    ],
-)
+@pytest.mark.parametrize("relative", REAL_WARC_FILES)
 def test_real_and_broken_files_read_as_the_warcio_path_reads_them(relative, monkeypatch):
     path = shared_data(relative)
     assert items(path) == items(path, monkeypatch)

@@ -10,7 +10,7 @@ import io
 from dataclasses import astuple
 
 import pytest
-from conftest import shared_data, word_pages, write_warc
+from conftest import REAL_WARC_FILES, shared_data, word_pages, write_warc
 from test_extract_gzip_resync import _corrupt, _member_starts
 from warcio.warcwriter import WARCWriter
 
@@ -95,19 +95,7 @@ def test_spans_read_one_after_another_are_the_whole_file(member_data, tmp_path, 
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize(
-    "relative",
-    [
-        "warc/cc-main-2020-34-excerpt.warc.gz",
-        "warc/clueweb09-ja-quirk.warc.gz",
-        "warc/cc-main-2024-22-one-page.warc.wet.gz",
-        "warc/edge/clipped.warc.gz",
-        "warc/edge/example-wrong-chunks.warc.gz",
-        "warc/edge/example-trunc.warc",
-        "warc/edge/example-bad-non-chunked.warc.gz",
-        "warc/edge/post-test.warc.gz",
-    ],
-)
+@pytest.mark.parametrize("relative", REAL_WARC_FILES)
 @pytest.mark.parametrize("span_bytes", [300, 4_096])
 def test_real_and_broken_files_read_in_spans_as_whole(relative, span_bytes):
     path = shared_data(relative)

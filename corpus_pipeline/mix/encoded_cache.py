@@ -4,9 +4,11 @@ arrives; later nights take its tokens and counts from here.
 
 An entry is the files of one encode task (encode_part.py) under a key of everything that decides
 them: the task's identity (its input stage's fingerprint, its part and row groups), the tokenizer
-and the encoding settings; not the task's name, which is its number among one run's tasks. Files
-are hard links where the cache and the work directory share a file system (a local data_root),
-copies otherwise. An entry is written under a temporary name and renamed: whole or absent.
+and the encoding settings; not the task's name, which is its number among one run's tasks. The
+cache is a folder or an object prefix (a data_root on a store keeps it there too): files are hard
+links where the cache and the work directory are both local, copies, uploads or downloads
+otherwise. An entry's `encoded.json` is written last and an entry without it is none, so a keep
+killed midway leaves nothing that is read.
 
 A task restored from here is marked in the work directory (`_encoded/<task>.cached`), so a mix
 resumed after a kill still counts its documents as cached, not encoded. After each mix the cache
@@ -18,14 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import uuid
 from pathlib import Path
 
 from corpus_pipeline.engine.task_output import REJECTED_DIR
 from corpus_pipeline.engine.task_plan import Task
 from corpus_pipeline.mix.encode_part import ENCODED_DIR, EncodeJob
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import Location, child
 from corpus_pipeline.tokenize.shard_task import EMPTY_TEXT
 
 
@@ -46,27 +47,24 @@ def cache_key(job: EncodeJob, task: Task) -> str:
     return hashlib.sha256(json.dumps(decides).encode("utf-8")).hexdigest()[:32]
 
 
-def _link(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(source, target)
-    except OSError:  # another file system (a scratch work directory): a copy
-        shutil.copyfile(source, target)
-
-
 def _marker(work: Path, name: str) -> Path:
     return work / ENCODED_DIR / f"{name}.cached"
 
 
-def restore(cache: Path, job: EncodeJob, task: Task, work: Path) -> bool:
+def _entry_files(storage: Storage, entry: str) -> set[str]:
+    return {uri.rpartition("/")[2] for uri in storage.list_under(entry)}
+
+
+def restore(cache: Location, storage: Storage, job: EncodeJob, task: Task, work: Path) -> bool:
     """Put the cached files of `task` in the work directory under its name; False when not cached."""
     _marker(work, task.name).unlink(missing_ok=True)  # a task to encode again is no longer the cache's
-    entry = cache / cache_key(job, task)
-    if not (entry / "encoded.json").exists():
+    entry = str(child(cache, cache_key(job, task)))
+    held = _entry_files(storage, entry)  # one listing, not a request per file
+    if "encoded.json" not in held:
         return False
     for cached, placed in _task_files(task.name).items():
-        if (entry / cached).exists():
-            _link(entry / cached, work / placed)
+        if cached in held:
+            storage.get_linked(f"{entry}/{cached}", str(work / placed))
     _marker(work, task.name).touch()
     return True
 
@@ -77,24 +75,20 @@ def restored(work: Path, name: str) -> bool:
     return _marker(work, name).exists()
 
 
-def prune(cache: Path, job: EncodeJob, tasks: list[Task]) -> None:
-    """Remove every entry but those of `tasks`, and staging left by a killed `keep`."""
-    used = {cache_key(job, task) for task in tasks}
-    for entry in cache.iterdir() if cache.is_dir() else ():
-        if entry.name not in used:
-            shutil.rmtree(entry, ignore_errors=True)
-
-
-def keep(cache: Path, job: EncodeJob, task: Task, work: Path) -> None:
+def keep(cache: Location, storage: Storage, job: EncodeJob, task: Task, work: Path) -> None:
     """Add the task's files (encoded in this work directory) to the cache, unless it holds them."""
-    entry = cache / cache_key(job, task)
-    if entry.exists():
+    entry = str(child(cache, cache_key(job, task)))
+    if storage.exists(f"{entry}/encoded.json"):
         return
-    staging = cache / f".{entry.name}.{uuid.uuid4().hex[:8]}"
-    for cached, placed in _task_files(task.name).items():
-        if (work / placed).exists():
-            _link(work / placed, staging / cached)
-    try:
-        staging.rename(entry)
-    except OSError:  # another run kept the same task first: its entry is the same files
-        shutil.rmtree(staging)
+    files = [(cached, work / placed) for cached, placed in _task_files(task.name).items() if (work / placed).exists()]
+    for cached, path in sorted(files, key=lambda file: file[0] == "encoded.json"):  # the summary last
+        storage.put_linked(str(path), f"{entry}/{cached}")
+
+
+def prune(cache: Location, storage: Storage, job: EncodeJob, tasks: list[Task]) -> None:
+    """Remove every entry but those of `tasks` (and anything else under the cache: it is ours)."""
+    used = {cache_key(job, task) for task in tasks}
+    prefix = str(cache).rstrip("/") + "/"
+    held = {uri.removeprefix(prefix).partition("/")[0] for uri in storage.list_under(str(cache))}
+    for name in sorted(held - used):
+        storage.delete_prefix(str(child(cache, name)))

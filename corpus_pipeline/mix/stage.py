@@ -35,6 +35,7 @@ from corpus_pipeline.mix.plan import MixPlan, percent, plan_mix
 from corpus_pipeline.mix.write_shard import PLAN_DIR, ShardJob, ShardTask, read_shard_file, shard_summary, write_shard
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import Location
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, read_manifest, write_manifest
 from corpus_pipeline.tokenize.shard_task import EMPTY_TEXT
 from corpus_pipeline.tokenize.shard_vocabulary import install_tokenizer, resolve_tokenizer
@@ -55,7 +56,7 @@ class MixStage(GlobalStage):
         engine: EngineConfig | None = None,
         storage: StorageConfig | None = None,
         tokenizer: Path | None = None,
-        encoded_cache: Path | None = None,
+        encoded_cache: Location | None = None,
     ):
         self.config = config or MixConfig()
         self.tokenize = tokenize or TokenizeConfig()
@@ -63,7 +64,7 @@ class MixStage(GlobalStage):
         self.tokenizer, self.tokenizer_sha = resolve_tokenizer(STAGE, tokenizer, Storage(storage))
         # Encoded tasks kept across runs (encoded_cache.py): not in the fingerprint, since the
         # output is the same with or without it.
-        self.encoded_cache = Path(encoded_cache) if encoded_cache is not None else None
+        self.encoded_cache = encoded_cache
 
     def config_fingerprint(self) -> str:
         # engine.task_rows only cuts the first pass into tasks: the output does not depend on it.
@@ -105,7 +106,7 @@ class MixStage(GlobalStage):
         )
         todo = [t for t in tasks if (encoded_summary(work, t.name) or {}).get("identity") != t.identity]
         if self.encoded_cache is not None:
-            todo = [t for t in todo if not encoded_cache.restore(self.encoded_cache, job, t, work)]
+            todo = [t for t in todo if not encoded_cache.restore(self.encoded_cache, storage, job, t, work)]
         if executor.distributed:
             cores = executor.session().sparkContext.defaultParallelism
             job = replace(job, threads=self.tokenize.threads_per_task or threads_per_task(cores, len(todo)))
@@ -115,8 +116,8 @@ class MixStage(GlobalStage):
         if self.encoded_cache is not None:
             for task in tasks:
                 if task.name not in cached:
-                    encoded_cache.keep(self.encoded_cache, job, task, work)
-            encoded_cache.prune(self.encoded_cache, job, tasks)
+                    encoded_cache.keep(self.encoded_cache, storage, job, task, work)
+            encoded_cache.prune(self.encoded_cache, storage, job, tasks)
         table, docs = read_documents(work, tasks, self.config.by)
         # MixTargetsError, a refusal: the lifecycle removes the work, leaving nothing behind.
         plan = plan_mix(self.config, docs, vocabulary.dtype.itemsize, self.tokenize.shard_bytes)

@@ -30,7 +30,7 @@ class RunPlan:
     # documents, so the shards are of the whole published corpus; and where mix keeps its encoded
     # tasks across runs (mix/encoded_cache.py), so each published document is encoded once.
     published_documents: tuple[Location, ...] = ()
-    mix_encoded_cache: Path | None = None
+    mix_encoded_cache: Location | None = None
     datasets: tuple[str, ...] = ()  # files for `ingest` (a source of an ingest kind)
     # pipeline.sources, each run up to dedup by its own plan (`for_source`); empty: this plan's
     # inputs or seeds are the one source, in the run's own stage directories.

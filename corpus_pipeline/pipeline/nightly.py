@@ -47,7 +47,6 @@ from corpus_pipeline.pipeline.preflight import check_config
 from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locks import LockHeld, hold
-from corpus_pipeline.storage.storage import is_object_uri
 
 Log = Callable[[str], None]
 
@@ -80,7 +79,7 @@ class NightlyLayout:
 
     @property
     def mix_encoded(self) -> Location:
-        """Mix's encoded tasks, kept from night to night (mix/encoded_cache.py): a local data_root only."""
+        """Mix's encoded tasks, kept from night to night (mix/encoded_cache.py)."""
         return child(self.data_root, "nightly/mix_encoded")
 
 
@@ -266,7 +265,7 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
         index_dir=layout.index,
         previous_run=_previous_run(config, current),
         published_documents=tuple(location(d) for d in current.document_dirs()) if remix else (),
-        mix_encoded_cache=None if is_object_uri(layout.mix_encoded) else layout.mix_encoded,
+        mix_encoded_cache=layout.mix_encoded,
     )
     if plan.sources:
         section["new_inputs_by_source"] = {name: len(files) for name, files in by_source.items()}

@@ -246,6 +246,23 @@ class Storage:
         bucket, key = split_uri(uri.rstrip("/") + "/")
         return self.list_prefix(bucket, key)
 
+    # Files kept beside the runs (mix's encoded cache): hard links where both sides are local, so a
+    # cache the size of a pass over the corpus costs no second copy of it.
+
+    def get_linked(self, source: str, local: str) -> None:
+        """A local file at `local` with the bytes of `source` (a file or an object): a hard link of
+        a local file, else a download."""
+        if not is_object_uri(source):
+            return local_files.link(str(source), local)
+        os.makedirs(os.path.dirname(local) or ".", exist_ok=True)
+        self.get_file(source, local)
+
+    def put_linked(self, local: str, target: str) -> None:
+        """The local file `local` at `target` (a path or an object): a hard link, else an upload."""
+        if not is_object_uri(target):
+            return local_files.link(local, str(target))
+        self.put_file(local, target)
+
     # What a published snapshot needs (pipeline/snapshots.py): files placed in it, and a pointer.
 
     def place(self, source: str, target: str) -> str:

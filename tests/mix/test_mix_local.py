@@ -18,6 +18,7 @@ from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.mix import stage as mix_stage
 from corpus_pipeline.mix.plan import MixTargetsError
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.reader import TokenShards
 from corpus_pipeline.tokenize.verify import verify_shards
 
@@ -259,3 +260,30 @@ def test_a_resumed_mix_still_counts_cached_documents_and_the_cache_keeps_only_th
     mixed([more], tmp_path / "third")
     left = sorted(p.name for p in cache.iterdir())
     assert len(left) == 1 and not set(left) & set(entries)  # the corpus's entries were not used
+
+
+def test_the_encoded_cache_in_a_bucket_serves_a_second_mix_and_keeps_only_the_last_mixs_entries(
+    tmp_path, corpus, tokenizer_path, bucket
+):
+    """A data_root on a store keeps mix's cache there too: objects uploaded, downloaded into the
+    next mix's work directory, and pruned as a local cache is."""
+    cache, storage = f"s3://{bucket}/nightly/mix_encoded", Storage()
+    config = mix_config(targets=TARGETS)
+    more = write_labelled(tmp_path / "more", labelled_documents(english=4, chinese=4), parts=1)
+
+    def mixed(inputs, output, encoded_cache=cache):
+        return run_stage(
+            "mix", inputs, output, config, LocalExecutor(), tokenizer=tokenizer_path, encoded_cache=encoded_cache
+        )
+
+    first = mixed([corpus], tmp_path / "first")
+    objects = storage.list_under(cache)
+    assert first.stats.extra["encoding"] == {"encoded_documents": first.stats.docs_in}
+    assert sum(uri.endswith("/encoded.json") for uri in objects) == first.stats.tasks
+    second = mixed([corpus], tmp_path / "second")
+    assert second.stats.extra["encoding"] == {"cached_documents": first.stats.docs_in}
+    assert output_bytes(second.output) == output_bytes(mixed([corpus], tmp_path / "plain", None).output)
+    assert storage.list_under(cache) == objects
+    mixed([more], tmp_path / "third")
+    left = storage.list_under(cache)
+    assert left and not set(left) & set(objects)

@@ -6,8 +6,8 @@ and checked column-wise like a Parquet batch. A chunk pyarrow refuses (a line th
 an object, a field whose type changes from line to line, a lone surrogate), or that holds blank
 lines or bytes that are not UTF-8, is read again line by line with orjson, so each bad line becomes
 its own rejected row (`not_json`, `invalid_utf8`) and the others are kept as the fast path would keep
-them. Blank lines hold no record and are skipped. A thread reads, counts, checks and parses the
-next chunk while the current one's table is checked (`ahead.Ahead`).
+them. Blank lines hold no record and are skipped. A thread reads the next chunk, counts its lines
+and checks its UTF-8 while the current one is parsed and checked (`ahead.Ahead`).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ _READ_OPTIONS = pj.ReadOptions(block_size=CHUNK_BYTES // 2)
 # bigger buffer is needed.
 _TAIL_ROOM = 1 << 20
 _NEWLINE = ord("\n")
-# Chunks made ahead of the one being checked: one keeps the second core busy (the check of a chunk
-# costs less than its parse); each adds a chunk buffer and a parsed table, ~18 MiB.
+# Chunks read ahead of the one being parsed and checked: one keeps the second core busy (reading,
+# counting and checking a chunk cost less than parsing it); each adds a chunk buffer (9 MiB).
 _AHEAD = 1
 
 
@@ -73,9 +73,10 @@ def read_jsonl(path: str, records: Records, rows: int, storage: Storage) -> Iter
         if stream.peek(1 << 16)[: 1 << 16].removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"[":
             yield from read_json_array(stream, records, rows)
             return
-        with Ahead(_prepared(stream, options), _AHEAD) as chunks:
-            for chunk, lines, table in chunks:
-                if table is None:
+        with Ahead(_prepared(stream), _AHEAD) as chunks:
+            for chunk, lines, utf8 in chunks:
+                table = _parsed(chunk, lines, options) if utf8 else None
+                if table is None:  # line by line, each line that is not UTF-8 or JSON is rejected
                     for _ in _read_lines(bytes(chunk), first, records):
                         if len(records) >= rows:
                             yield records.take()
@@ -87,13 +88,14 @@ def read_jsonl(path: str, records: Records, rows: int, storage: Storage) -> Iter
                 records.position = f"line {first - 1}"
 
 
-def _prepared(stream, options: pj.ParseOptions) -> Iterator[tuple[memoryview, int, pa.Table | None]]:
-    """Each chunk with its line count and its table (None: read it line by line), made in the
-    thread of `Ahead`: the read, the count, the UTF-8 check and pyarrow's parse of chunk k+1 run
-    while the caller checks chunk k's table."""
+def _prepared(stream) -> Iterator[tuple[memoryview, int, bool]]:
+    """Each chunk with its line count and whether all of it is UTF-8, made in the thread of
+    `Ahead`: the read, the count and the check of chunk k+1 run while the caller parses chunk k
+    (pyarrow's threads) and checks its table. Parsing in this thread as well was slower (40 MB at
+    load ~1.7: 118-125 ms wall, where this takes 103-120 and one thread 120-134): the parse holds
+    both cores already, and the checks then wait for the GIL while this thread takes it back."""
     for chunk in _chunks(stream, _AHEAD + 1):
-        lines = _line_count(chunk)
-        yield chunk, lines, _parsed(chunk, lines, options)
+        yield chunk, _line_count(chunk), _valid_utf8(chunk)
 
 
 def _checked(table: pa.Table, chunk: memoryview, first: int, records: Records, rows: int) -> Iterator[VerdictTable]:
@@ -250,9 +252,8 @@ def parse_options(config: IngestConfig) -> pj.ParseOptions:
 
 
 def _parsed(chunk: memoryview, lines: int, options: pj.ParseOptions) -> pa.Table | None:
-    """The chunk as a table with one row per line, or None when it must be read line by line."""
-    if not _valid_utf8(chunk):  # line by line, each line that is not UTF-8 is rejected
-        return None
+    """The chunk (all UTF-8) as a table with one row per line, or None when it must be read line
+    by line."""
     try:
         table = pj.read_json(pa.BufferReader(chunk), read_options=_READ_OPTIONS, parse_options=options)
     except pa.ArrowInvalid:

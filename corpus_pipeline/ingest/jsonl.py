@@ -180,12 +180,13 @@ def _chunks(stream, buffers: int) -> Iterator[memoryview]:
     """Whole lines, ~CHUNK_BYTES at a time, as views of `buffers` (2 or more) buffers taken in
     turn: a view holds until the chunk `buffers` after it is asked for (pyarrow's parse copies what
     it keeps, the line by line path reads a copy; `Ahead` asks for chunk k+2 only once its caller
-    is done with chunk k). A fresh buffer a chunk cost 0.008 CPU s per 40 MB in zeroing and page faults, as
-    much as the read itself. Each chunk is what is left of the last one's cut line plus up to
-    CHUNK_BYTES read after it, cut after its last newline. `readinto1` gives what the decompressor
+    is done with chunk k). A fresh buffer a chunk cost 0.008 CPU s per 40 MB in zeroing and page
+    faults, as much as the read itself. Each chunk is what is left of the last one's cut line plus
+    up to CHUNK_BYTES read after it, cut after its last newline. `readinto1` gives what the decompressor
     has, so a stream that fails (a truncated gzip) first gives all it read before the fault, and its
     records are kept as extract keeps the records before one."""
-    pool = [bytearray(CHUNK_BYTES + _TAIL_ROOM) for _ in range(buffers)]
+    # The others made when first needed: a file of one chunk (most small files) never pays for them.
+    pool = [bytearray(CHUNK_BYTES + _TAIL_ROOM)] + [bytearray()] * (buffers - 1)
     turn = 0
     view = memoryview(pool[turn])
     held = 0  # bytes at the buffer's start: the tail of the last chunk (a line cut in two)
@@ -213,7 +214,7 @@ def _chunks(stream, buffers: int) -> Iterator[memoryview]:
         yield view[:cut]
         held, turn = size - cut, (turn + 1) % buffers
         if held + CHUNK_BYTES > len(pool[turn]):
-            pool[turn] = bytearray(held + CHUNK_BYTES)
+            pool[turn] = bytearray(max(held + CHUNK_BYTES, CHUNK_BYTES + _TAIL_ROOM))
         pool[turn][:held] = view[cut:size]
         view = memoryview(pool[turn])
 

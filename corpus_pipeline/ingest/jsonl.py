@@ -91,9 +91,9 @@ def read_jsonl(path: str, records: Records, rows: int, storage: Storage) -> Iter
 def _prepared(stream) -> Iterator[tuple[memoryview, int, bool]]:
     """Each chunk with its line count and whether all of it is UTF-8, made in the thread of
     `Ahead`: the read, the count and the check of chunk k+1 run while the caller parses chunk k
-    (pyarrow's threads) and checks its table. Parsing in this thread as well was slower (40 MB at
-    load ~1.7: 118-125 ms wall, where this takes 103-120 and one thread 120-134): the parse holds
-    both cores already, and the checks then wait for the GIL while this thread takes it back."""
+    (pyarrow's threads) and checks its table. Parsing in this thread as well was no faster and cost
+    more CPU (40 MB, best of 8, at load 1.2-2.4: 92-126 ms wall and 116-141 CPU, where this
+    takes 84-120 and 108-127, one thread 88-134 and 118-132): the parse holds both cores already."""
     for chunk in _chunks(stream, _AHEAD + 1):
         yield chunk, _line_count(chunk), _valid_utf8(chunk)
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpus_pipeline.ingest.ahead import Ahead
 from corpus_pipeline.ingest.batches import check_rows, documents, pieces
 from corpus_pipeline.ingest.records import Records
 from corpus_pipeline.stages.base import VerdictTable
@@ -47,7 +48,11 @@ def read_parquet(path: str, records: Records, rows: int, storage: Storage) -> It
     # Every column when the others go into `metadata`, else only the mapped ones.
     columns = None if config.keep_metadata else sorted({name.split(".")[0] for name in fields if name})
     first = 0
-    for batch in _batches(path, columns, check_rows(records, rows), storage):
-        yield from pieces(documents(batch, records, first, "row"), rows)
-        first += batch.num_rows
-        records.position = f"row {first - 1}"
+    # The next batch decoded in a thread (pyarrow's decoding releases the GIL) while this one is
+    # checked: 22 MB in 0.07-0.08 s wall instead of 0.10 when the second core is free; one batch
+    # more in memory (8,192 rows: Arrow's peak 32 -> 48 MiB for 2 KB documents).
+    with Ahead(_batches(path, columns, check_rows(records, rows), storage)) as batches:
+        for batch in batches:
+            yield from pieces(documents(batch, records, first, "row"), rows)
+            first += batch.num_rows
+            records.position = f"row {first - 1}"

@@ -6,8 +6,7 @@ and checked column-wise like a Parquet batch. A chunk pyarrow refuses (a line th
 an object, a field whose type changes from line to line, a lone surrogate), or that holds blank
 lines or bytes that are not UTF-8, is read again line by line with orjson, so each bad line becomes
 its own rejected row (`not_json`, `invalid_utf8`) and the others are kept as the fast path would keep
-them. Blank lines hold no record and are skipped. A thread reads the next chunk, counts its lines
-and checks its UTF-8 while the current one is parsed and checked (`ahead.Ahead`).
+them. Blank lines hold no record and are skipped.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import pyarrow as pa
 import pyarrow.json as pj
 
 from corpus_pipeline.config import IngestConfig
-from corpus_pipeline.ingest.ahead import Ahead
 from corpus_pipeline.ingest.batches import check_rows, documents, pieces
 from corpus_pipeline.ingest.metadata import has_timestamp
 from corpus_pipeline.ingest.records import Records
@@ -38,9 +36,6 @@ _READ_OPTIONS = pj.ReadOptions(block_size=CHUNK_BYTES // 2)
 # bigger buffer is needed.
 _TAIL_ROOM = 1 << 20
 _NEWLINE = ord("\n")
-# Chunks read ahead of the one being parsed and checked: one keeps the second core busy (reading,
-# counting and checking a chunk cost less than parsing it); each adds a chunk buffer (9 MiB).
-_AHEAD = 1
 
 
 def field(record: dict, name: str | None) -> object:
@@ -73,29 +68,19 @@ def read_jsonl(path: str, records: Records, rows: int, storage: Storage) -> Iter
         if stream.peek(1 << 16)[: 1 << 16].removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"[":
             yield from read_json_array(stream, records, rows)
             return
-        with Ahead(_prepared(stream), _AHEAD) as chunks:
-            for chunk, lines, utf8 in chunks:
-                table = _parsed(chunk, lines, options) if utf8 else None
-                if table is None:  # line by line, each line that is not UTF-8 or JSON is rejected
-                    for _ in _read_lines(bytes(chunk), first, records):
-                        if len(records) >= rows:
-                            yield records.take()
-                    if len(records):
+        for chunk in _chunks(stream):
+            lines = _line_count(chunk)
+            table = _parsed(chunk, lines, options)
+            if table is None:
+                for _ in _read_lines(bytes(chunk), first, records):
+                    if len(records) >= rows:
                         yield records.take()
-                else:
-                    yield from _checked(table, chunk, first, records, rows)
-                first += lines
-                records.position = f"line {first - 1}"
-
-
-def _prepared(stream) -> Iterator[tuple[memoryview, int, bool]]:
-    """Each chunk with its line count and whether all of it is UTF-8, made in the thread of
-    `Ahead`: the read, the count and the check of chunk k+1 run while the caller parses chunk k
-    (pyarrow's threads) and checks its table. Parsing in this thread as well was no faster and cost
-    more CPU (40 MB, best of 8, at load 1.2-2.4: 92-126 ms wall and 116-141 CPU, where this
-    takes 84-120 and 108-127, one thread 88-134 and 118-132): the parse holds both cores already."""
-    for chunk in _chunks(stream, _AHEAD + 1):
-        yield chunk, _line_count(chunk), _valid_utf8(chunk)
+                if len(records):
+                    yield records.take()
+            else:
+                yield from _checked(table, chunk, first, records, rows)
+            first += lines
+            records.position = f"line {first - 1}"
 
 
 def _checked(table: pa.Table, chunk: memoryview, first: int, records: Records, rows: int) -> Iterator[VerdictTable]:
@@ -176,26 +161,23 @@ def _add_record(records: Records, where: str, record: dict) -> None:
     )
 
 
-def _chunks(stream, buffers: int) -> Iterator[memoryview]:
-    """Whole lines, ~CHUNK_BYTES at a time, as views of `buffers` (2 or more) buffers taken in
-    turn: a view holds until the chunk `buffers` after it is asked for (pyarrow's parse copies what
-    it keeps, the line by line path reads a copy; `Ahead` asks for chunk k+2 only once its caller
-    is done with chunk k). A fresh buffer a chunk cost 0.008 CPU s per 40 MB in zeroing and page
+def _chunks(stream) -> Iterator[memoryview]:
+    """Whole lines, ~CHUNK_BYTES at a time, as views of one buffer that every chunk reuses: a view
+    holds until the next chunk is asked for (pyarrow's parse copies what it keeps, the line by line
+    path reads a copy). A fresh buffer a chunk cost 0.008 CPU s per 40 MB in zeroing and page
     faults, as much as the read itself. Each chunk is what is left of the last one's cut line plus
-    up to CHUNK_BYTES read after it, cut after its last newline. `readinto1` gives what the decompressor
-    has, so a stream that fails (a truncated gzip) first gives all it read before the fault, and its
-    records are kept as extract keeps the records before one."""
-    # The others made when first needed: a file of one chunk (most small files) never pays for them.
-    pool = [bytearray(CHUNK_BYTES + _TAIL_ROOM)] + [bytearray()] * (buffers - 1)
-    turn = 0
-    view = memoryview(pool[turn])
+    up to CHUNK_BYTES read after it, cut after its last newline. `readinto1` gives what the
+    decompressor has, so a stream that fails (a truncated gzip) first gives all it read before the
+    fault, and its records are kept as extract keeps the records before one."""
+    buffer = bytearray(CHUNK_BYTES + _TAIL_ROOM)
+    view = memoryview(buffer)
     held = 0  # bytes at the buffer's start: the tail of the last chunk (a line cut in two)
     while True:
         end, size = held + CHUNK_BYTES, held
-        if end > len(view):  # a tail longer than the room left for it: one line of megabytes
-            pool[turn] = bytearray(end)
-            pool[turn][:held] = view[:held]
-            view = memoryview(pool[turn])
+        if end > len(buffer):  # a tail longer than the room left for it: one line of megabytes
+            buffer = bytearray(end)
+            buffer[:held] = view[:held]
+            view = memoryview(buffer)
         try:
             while size < end and (read := stream.readinto1(view[size:end])):
                 size += read
@@ -207,16 +189,13 @@ def _chunks(stream, buffers: int) -> Iterator[memoryview]:
             if size:
                 yield view[:size]
             return
-        cut = pool[turn].rfind(b"\n", 0, size) + 1
+        cut = buffer.rfind(b"\n", 0, size) + 1
         if not cut:  # one line longer than a chunk: read on
             held = size
             continue
         yield view[:cut]
-        held, turn = size - cut, (turn + 1) % buffers
-        if held + CHUNK_BYTES > len(pool[turn]):
-            pool[turn] = bytearray(max(held + CHUNK_BYTES, CHUNK_BYTES + _TAIL_ROOM))
-        pool[turn][:held] = view[cut:size]
-        view = memoryview(pool[turn])
+        held = size - cut
+        buffer[:held] = bytes(view[cut:size])  # a copy: the two may overlap
 
 
 def _line_count(chunk: memoryview) -> int:
@@ -253,8 +232,9 @@ def parse_options(config: IngestConfig) -> pj.ParseOptions:
 
 
 def _parsed(chunk: memoryview, lines: int, options: pj.ParseOptions) -> pa.Table | None:
-    """The chunk (all UTF-8) as a table with one row per line, or None when it must be read line
-    by line."""
+    """The chunk as a table with one row per line, or None when it must be read line by line."""
+    if not _valid_utf8(chunk):  # line by line, each line that is not UTF-8 is rejected
+        return None
     try:
         table = pj.read_json(pa.BufferReader(chunk), read_options=_READ_OPTIONS, parse_options=options)
     except pa.ArrowInvalid:

@@ -4,17 +4,15 @@ it, as the same exception; and a caller that stops early (`ingest.limit`) stops 
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from ingest_inputs import ingest, web_docs, write_jsonl
+from ingest_inputs import ingest, web_docs
 
 from corpus_pipeline.config import load_config
-from corpus_pipeline.ingest import jsonl
 from corpus_pipeline.ingest.ahead import Ahead
 from corpus_pipeline.ingest.stage import IngestStage
 from corpus_pipeline.stats import StageStats
@@ -71,27 +69,21 @@ def test_a_caller_that_stops_early_stops_the_thread_and_the_generator():
     assert closed.is_set() and not _threads()
 
 
-@pytest.mark.parametrize("suffix", ["jsonl", "parquet"])
-def test_a_reader_closed_after_its_first_table_leaves_no_thread(tmp_path, monkeypatch, suffix):
+def test_a_parquet_reader_closed_after_its_first_table_leaves_no_thread(tmp_path):
     pages = [page for page in web_docs()[:200] if page["text"].strip()]
-    path = tmp_path / f"pages.{suffix}"
-    if suffix == "jsonl":
-        write_jsonl(path, pages)
-        monkeypatch.setattr(jsonl, "CHUNK_BYTES", 16384)  # many chunks: the thread is mid-file
-        monkeypatch.setattr(jsonl, "_READ_OPTIONS", jsonl.pj.ReadOptions(block_size=8192))
-    else:
-        pq.write_table(pa.Table.from_pylist(pages), path, row_group_size=10)
+    path = tmp_path / "pages.parquet"
+    pq.write_table(pa.Table.from_pylist(pages), path, row_group_size=10)
     config = load_config(None, ["ingest.limit=1000"]).ingest  # Parquet batches of 10 rows
     parts = IngestStage(config).read_tables(str(path), StageStats("ingest"), 10)
     assert next(parts).table.num_rows
-    assert _threads()  # the next chunk or batch is being made
+    assert _threads()  # the next batch is being decoded
     parts.close()
     assert not _threads()
 
 
 def test_a_limit_that_stops_the_file_early_leaves_no_thread(tmp_path):
-    lines = [json.dumps(page, ensure_ascii=False) + "\n" for page in web_docs()[:300]]
-    path = tmp_path / "pages.jsonl"
-    path.write_text("".join(lines * 40), encoding="utf-8")  # ~40 chunks of 8 MiB would be read whole
+    pages = [{**page, "id": f"{copy}-{page['id']}"} for copy in range(20) for page in web_docs()[:300]]
+    path = tmp_path / "pages.parquet"
+    pq.write_table(pa.Table.from_pylist(pages), path, row_group_size=100)  # 60 row groups
     result = ingest([path], tmp_path / "out", "ingest.limit=50")
     assert result.stats.docs_in == 50 and not _threads()

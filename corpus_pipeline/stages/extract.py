@@ -27,7 +27,7 @@ from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.readers.warc_spans import warc_spans
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
 from corpus_pipeline.stages.extract_engines import main_text_engine, preload
-from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker
+from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker, shared_worker
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage.locations import absolute
 
@@ -75,8 +75,9 @@ class ExtractStage(SourceStage):
 
     def read(self, path: str, stats: StageStats, span: tuple[int, int] | None = None) -> Iterator[tuple[dict, Verdict]]:
         preload(self.config)  # before the worker forks, so no child imports the engine again
-        with TimedWorker(self.engine) as worker:  # forked on the first page, killed at the end
-            yield from self._read(path, stats, worker, span)
+        # Forked on the first page and kept for the thread's next tasks; a new engine setting, a new one.
+        worker = shared_worker(repr(self.config), self.engine)
+        yield from self._read(path, stats, worker, span)
 
     def _read(
         self, path: str, stats: StageStats, worker: TimedWorker, span: tuple[int, int] | None

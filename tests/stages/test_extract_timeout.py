@@ -17,6 +17,7 @@ from conftest import html_page, shared_data, write_warc
 
 from corpus_pipeline.config import ExtractConfig
 from corpus_pipeline.stages.extract import ExtractStage
+from corpus_pipeline.stages.timed_worker import close_shared_workers
 from corpus_pipeline.stats import StageStats
 
 ARTICLE = "<p>" + "The council published the audited accounts of the harbour authority for the year. " * 6 + "</p>"
@@ -44,6 +45,7 @@ def misbehaving_trafilatura(monkeypatch):
     page that says so; the child inherits the patch with the rest of the parent's memory."""
     import trafilatura
 
+    close_shared_workers()  # a worker forked before the patch would not have it
     real = trafilatura.extract
 
     def extract(html, **kwargs):
@@ -56,6 +58,8 @@ def misbehaving_trafilatura(monkeypatch):
         return real(html, **kwargs)
 
     monkeypatch.setattr(trafilatura, "extract", extract)
+    yield
+    close_shared_workers()  # nor may a patched one serve a later test
 
 
 class StageHung(Exception):
@@ -116,7 +120,9 @@ def test_a_hanging_page_times_out_and_the_pages_around_it_are_extracted(tmp_path
     assert rows[1][1].detail == f"https://port.example/1-{HANG}: no result within {LIMIT} s"
     assert rows[1][0]["url"] == f"https://port.example/1-{HANG}" and rows[1][0]["text"] == ""
     assert elapsed < 2 * LIMIT + 3  # two limits, two forks, five small pages
-    assert child_pids() == before
+    assert len(child_pids() - before) == 1  # the worker forked after the second timeout, kept
+    close_shared_workers()
+    assert child_pids() == before  # killed and reaped: the killed ones too, no zombie
 
 
 def test_an_error_or_a_crash_in_the_worker_is_extract_error_and_the_next_page_goes_on(
@@ -130,20 +136,27 @@ def test_an_error_or_a_crash_in_the_worker_is_extract_error_and_the_next_page_go
         ("extract_error", f"the worker process died (exit code -{signal.SIGKILL.value})"),
         None,
     ]
+    close_shared_workers()
     assert child_pids() == before
 
 
-def test_the_worker_is_forked_on_first_use_never_pickled_and_killed_when_the_task_stops(tmp_path):
+def test_the_worker_is_forked_on_first_use_never_pickled_and_serves_the_next_tasks(tmp_path):
     warc = pages_warc(tmp_path, ["", "", ""])
     stage = ExtractStage(ExtractConfig(timeout_seconds=5))
+    close_shared_workers()
     before = child_pids()
     rows = stage.read(str(warc), StageStats("extract"))
     assert child_pids() == before  # nothing runs until the task reads its first page
     first, verdict = next(rows)
     assert verdict is None and "Page 0." in first["text"]
-    assert len(child_pids() - before) == 1
+    (worker,) = child_pids() - before
     assert pickle.loads(pickle.dumps(stage)).config == stage.config  # a live worker is no part of it
     rows.close()  # the consumer stops early, as when writing the task's output fails
+    again = ExtractStage(ExtractConfig(timeout_seconds=5))  # the next task, a stage built anew
+    assert len(read_balanced(again, warc)) == 3 and child_pids() - before == {worker}
+    other = ExtractStage(ExtractConfig(timeout_seconds=5, min_text_chars=10))  # other settings
+    assert len(read_balanced(other, warc)) == 3 and len(child_pids() - before) == 2
+    close_shared_workers()
     assert child_pids() == before
 
 

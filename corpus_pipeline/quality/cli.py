@@ -120,7 +120,7 @@ def train_head_verb(args, config: PipelineConfig) -> int:
 
 
 def train_classifier_verb(args, config: PipelineConfig) -> int:
-    from corpus_pipeline.quality.classifier import train_classifier, train_labelled
+    from corpus_pipeline.quality.classifier_training import train_classifier, train_labelled
     from corpus_pipeline.quality.fasttext_train import TrainParams
 
     params = TrainParams(

@@ -20,8 +20,8 @@ from corpus_pipeline.quality.classifier import (
     QualityClassifier,
     classifier_tokens,
     load_model,
-    train_classifier,
 )
+from corpus_pipeline.quality.classifier_training import train_classifier
 from corpus_pipeline.quality.fasttext_train import TrainParams, fasttext_hash, train
 from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.stats import StageStats

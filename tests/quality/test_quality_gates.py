@@ -115,9 +115,12 @@ def test_quality_and_train_classifier_verbs(tmp_path, capsys):
     assert "quality" in capsys.readouterr().out and (output / "_SUCCESS").exists()
     assert main(["quality", "--input", str(source)]) == 2  # every failure's code is main's (failures.py)
     good = tmp_path / "good.txt"
-    good.write_text("\n".join(["the council voted to expand the public library and its hours"] * 40), encoding="utf-8")
+    # distinct lines: a line repeated in a file is one example (read as ingest reads it)
+    good.write_text(
+        "\n".join(f"the council voted to expand public library {n} and its hours" for n in range(40)), encoding="utf-8"
+    )
     bad = tmp_path / "bad.txt"
-    bad.write_text("\n".join(["cheap viagra casino free spins click here now"] * 40), encoding="utf-8")
+    bad.write_text("\n".join(f"cheap viagra casino {n} free spins click here now" for n in range(40)), encoding="utf-8")
     model = tmp_path / "m.bin"
     argv = ["quality", "train-classifier", "--positive", str(good), "--negative", str(bad), "--output", str(model)]
     assert run_cli([*argv, "--dim", "8", "--bucket", "1000", "--epoch", "3"]) == 0

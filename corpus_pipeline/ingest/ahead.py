@@ -1,9 +1,9 @@
-"""A generator run ahead of its caller in a thread, a bounded number of items ahead: the next JSON
-lines chunk is read, counted and checked, or the next Parquet batch decoded, on the second core
-while the caller parses and checks the one it holds. Arrow's UTF-8 validator and Parquet decoding
-release the GIL (two threads doing the same work against one doing it twice: 1.85x validating
-8 MiB chunks, 1.55x decoding the 22 MB benchmark file's batches unthreaded, 0.95x a Python loop),
-as do file reads and pyarrow's JSON parse, so the two threads run side by side.
+"""A generator run ahead of its caller in a thread, a bounded number of items ahead: the next Parquet
+batch is decoded on the second core while the caller checks the one it holds. Parquet decoding
+releases the GIL (two threads decoding the 22 MB benchmark file's batches against one doing it
+twice: 1.55x; a Python loop, 0.95x), so the two threads run side by side. JSON lines does not use
+it: reading, counting and checking the next chunk there gained 4-16 ms of ~100 with a free core
+and cost 4-8 % CPU with none (benchmarks/README.md, Ingest).
 
 An item stays the caller's until it asks for the next one: the generator may reuse an item's
 buffer only `depth + 1` items later. An error in the generator is raised in the caller, the same

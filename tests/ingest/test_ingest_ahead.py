@@ -1,4 +1,4 @@
-"""The readers make their next chunk or batch in a thread (`ingest.ahead.Ahead`): the items come in
+"""The Parquet reader makes its next batch in a thread (`ingest.ahead.Ahead`): the items come in
 order, at most `depth` ahead of the one the caller holds; an error comes after the items made before
 it, as the same exception; and a caller that stops early (`ingest.limit`) stops the thread."""
 

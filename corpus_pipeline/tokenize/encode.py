@@ -7,10 +7,11 @@
   its uint16 ids (~5 MB), not of a 10 MB encoding (~1 GB of offsets and strings).
 - Text bytes that are not UTF-8 are decoded with U+FFFD replacements, and lone surrogates (which
   `tokenizers` refuses) become U+FFFD; both are counted. Control characters are bytes like any other.
-- One batch is encoded in a thread of its own while this one gathers the next batch and hands the
-  previous batch's documents on (`encode_batch_fast` releases the GIL): the reading, decoding and
-  shard writing around the calls, ~15 % of the stage's CPU seconds on 33 MB of text, no longer
-  leave the encoder's threads waiting. Two batches are held at most.
+- One batch is encoded in a thread of its own while this one gathers the next batch, turns the
+  previous batch's encodings into arrays and hands its documents on (`encode_batch_fast` releases
+  the GIL): the reading, decoding, id conversion and shard writing around the calls, ~15 % of the
+  stage's CPU seconds on 33 MB of text, no longer leave the encoder's threads waiting. Two batches
+  are held at most: the one encoding and the one being converted.
 `encode_batch_fast` is `encode_batch` without character offsets, which we never use (the peer
 benchmark measured it 10% faster on 2 threads).
 """
@@ -68,8 +69,8 @@ class DocumentEncoder:
         self.batch_chars = batch_chars
         self.repairs: Counter = Counter()  # invalid_utf8, lone_surrogates, hard_cuts, long_documents
 
-    def _encode(self, texts: list[str]) -> tuple[list[np.ndarray], Counter]:
-        """The ids of `texts`, and the repairs made (counted by the caller: this runs in the
+    def _encode(self, texts: list[str]) -> tuple[list, Counter]:
+        """The encodings of `texts`, and the repairs made (counted by the caller: this runs in the
         encoding thread)."""
         repairs: Counter = Counter()
         try:
@@ -77,28 +78,29 @@ class DocumentEncoder:
         except TypeError:  # tokenizers refuses str holding lone surrogates
             texts = [without_surrogates(text, repairs) for text in texts]
             encodings = self.tokenizer.encode_batch_fast(texts, add_special_tokens=False)
-        return [np.array(encoding.ids, dtype=self.dtype) for encoding in encodings], repairs
+        return encodings, repairs
 
     def encode(self, documents: Iterable[tuple[Key, str]]) -> Iterator[tuple[Key, list[np.ndarray]]]:
         """Yield (key, token arrays) for every (key, text), in input order; the arrays concatenated
         are the document's ids (no end-of-document token)."""
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="encode") as encoding:
-            in_flight: list[tuple[_Batch, Future]] = []  # the batch being encoded, at most one
+            previous: tuple[_Batch, Future] | None = None  # submitted, not yet collected
             waiting: deque[_Pending[Key]] = deque()  # documents not yet yielded, in order
             for batch in self._batches(documents, waiting):
-                if in_flight:
-                    self._collect(*in_flight.pop())
-                in_flight.append((batch, encoding.submit(self._encode, [piece for _, _, piece in batch])))
-                yield from _finished(waiting)
-            if in_flight:
-                self._collect(*in_flight.pop())
+                submitted = (batch, encoding.submit(self._encode, [piece for _, _, piece in batch]))
+                if previous is not None:
+                    self._collect(*previous)  # while `batch` encodes
+                    yield from _finished(waiting)
+                previous = submitted
+            if previous is not None:
+                self._collect(*previous)
             yield from _finished(waiting)
 
     def _collect(self, batch: _Batch, encoded: Future) -> None:
-        ids, repairs = encoded.result()
+        encodings, repairs = encoded.result()
         self.repairs.update(repairs)
-        for (pending, number, _), array in zip(batch, ids, strict=True):
-            pending.arrays[number] = array
+        for (pending, number, _), encoding in zip(batch, encodings, strict=True):
+            pending.arrays[number] = np.array(encoding.ids, dtype=self.dtype)
             pending.pieces_left -= 1
 
     def _batches(self, documents: Iterable[tuple[Key, str]], waiting: deque) -> Iterator[_Batch]:

@@ -8,6 +8,10 @@ fixture, directly or through another fixture, is marked `spark` here, so a new S
 marker. Under --fast, `java` is a stub that fails with a message naming the rule, so a test that
 starts a JVM by any other way (a verb run with its default `--runner spark`, a child process)
 fails there instead of slowing the inner loop: mark it `spark`.
+
+`make test` runs two pytest-xdist workers, each with its own session fixtures (its own SparkSession and
+S3 server): a session fixture or cache that two workers could share must write a temporary name and
+rename it, as the tokenizer and decontamination-index caches do, never a fixed path in place.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ between resiliparse and trafilatura."""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+
 import pytest
 from conftest import html_page, shared_data, write_warc
 from pydantic import ValidationError
@@ -24,6 +27,7 @@ from corpus_pipeline.stages.extract_engines import (
     short_line_share,
     table_row_share,
     title_is_cjk,
+    trafilatura_module,
     within_prose_span,
     without_list_runs,
     without_repeated_lines,
@@ -232,3 +236,59 @@ def test_japanese_shop_pages_keep_their_own_text_not_the_sidebar(engine):
     assert len(set(texts)) >= 20
     assert sum("人気ランキング" in text for text in texts) < 10  # the sidebar's heading
     assert all(cjk_share(text) > 0.3 for text in texts)
+
+
+@contextlib.contextmanager
+def lxml_html_element_classes():
+    """trafilatura's parser with lxml.html's own class lookup (forms, inputs, labels: subclasses)."""
+    from lxml.html import HtmlElementClassLookup
+    from trafilatura.utils import HTML_PARSER
+
+    HTML_PARSER.set_element_class_lookup(HtmlElementClassLookup())
+    try:
+        yield
+    finally:  # the engine's lookup back, for the tests after this one
+        trafilatura_module.cache_clear()
+        trafilatura_module()
+
+
+FORM_PAGE = html_page(
+    '<form action="/search"><label for="q">Search the archive</label><input name="q" value="river">'
+    "<select name='year'><option>2024</option><option selected>2025</option></select>"
+    "<textarea name='note'>A note left in the form.</textarea><button>Go</button></form>" + ARTICLE
+)
+
+
+def test_trafilatura_parses_into_plain_html_elements_with_the_same_text():
+    """The engine's parser gives forms, inputs and labels lxml.html's one HtmlElement class (no Python
+    call per element); trafilatura's text is the one lxml.html's own subclasses give."""
+    from lxml.html import HtmlElement
+    from trafilatura.utils import load_html
+
+    engine = TrafilaturaEngine(ExtractConfig())
+    text = engine(FORM_PAGE, "https://example.org/a")
+    assert {type(element) for element in load_html(FORM_PAGE).iter()} == {HtmlElement}
+    with lxml_html_element_classes():
+        assert {type(element).__name__ for element in load_html(FORM_PAGE).iter()} > {"HtmlElement", "FormElement"}
+        assert engine(FORM_PAGE, "https://example.org/a") == text
+    assert "river restoration plan" in text
+
+
+@pytest.mark.realdata
+def test_the_plain_element_classes_give_the_same_texts_on_real_pages():
+    """Every 48th of the 1,432 gold pages (30 pages: news, forums, shops, Chinese), each engine that
+    calls trafilatura: the same text with lxml.html's element subclasses and without them."""
+    with open(shared_data("web/pages.warc.gz"), "rb") as stream:
+        responses = (record for record in ArchiveIterator(stream) if record.rec_type == "response")
+        pages = [
+            (
+                decode_html(record.content_stream().read(), record.http_headers.get_header("Content-Type"))[0],
+                record.rec_headers.get_header("WARC-Target-URI"),
+            )
+            for record in itertools.islice(responses, 0, None, 48)
+        ]
+    assert len(pages) == 30
+    for engine in (TrafilaturaEngine(ExtractConfig()), HybridEngine(ExtractConfig(engine="hybrid"))):
+        texts = [engine(html, url) for html, url in pages]
+        with lxml_html_element_classes():
+            assert [engine(html, url) for html, url in pages] == texts

@@ -248,7 +248,19 @@ def run(ctx: Context, config: PipelineConfig, log=print) -> StageReport:
     engine = config.extract.engine
     log(f"extract (a): the raw {engine} engine on the stage's own calls")
     calls = capture_calls(config, warc.parts)
-    raw = [raw_extract(config, calls) for _ in range(ctx.reps)]
+    # (a) and (b) alternate, rep by rep: this shared machine's speed drifts over minutes (CPU steal
+    # came and went by 2.5x in one afternoon), and a block of (a) reps before a block of (b) reps
+    # put the drift into the ratio (+26 % wall and +15 % CPU on a run whose other figures drifted).
+    raw, local = [], []
+    for rep in range(ctx.reps):
+        raw.append(raw_extract(config, calls))
+        if rep == 0:
+            log("extract (b): the stage in one process (LocalExecutor), alternating with (a)")
+        # the first rep's output is the langid benchmark's input (the engine skips it there)
+        output = ctx.work / "docs" if rep == 0 else ctx.work / f"extract-local-{rep}"
+        local.append(time_stage(warc, output, config, LocalExecutor(), clock=tree_clocks))
+        if rep:
+            shutil.rmtree(output)
     report.add(
         Column(
             "a",
@@ -261,14 +273,6 @@ def run(ctx: Context, config: PipelineConfig, log=print) -> StageReport:
         )
     )
 
-    log("extract (b): the stage in one process (LocalExecutor)")
-    local = []
-    for rep in range(ctx.reps):
-        # the first rep's output is the langid benchmark's input (the engine skips it there)
-        output = ctx.work / "docs" if rep == 0 else ctx.work / f"extract-local-{rep}"
-        local.append(time_stage(warc, output, config, LocalExecutor(), clock=tree_clocks))
-        if rep:
-            shutil.rmtree(output)
     stats = local[0][2]
     report.info["stage_stats"] = {"in": stats.docs_in, "kept": stats.kept, "dropped": dict(stats.dropped)}
     report.add(

@@ -292,3 +292,20 @@ def test_the_plain_element_classes_give_the_same_texts_on_real_pages():
         texts = [engine(html, url) for html, url in pages]
         with lxml_html_element_classes():
             assert [engine(html, url) for html, url in pages] == texts
+
+
+def test_resiliparse_text_keeps_words_whole_across_soft_hyphens_and_zero_width_spaces():
+    """`&shy;` inside words and zero-width spaces go (trafilatura's text has neither); the joiners
+    that Persian spelling and emoji sequences need stay."""
+    sentence = (
+        "Die gro&szlig;en Wei&shy;ne Ita&shy;li&shy;ens neben Baro&shy;lo, zero\u200bwidth, می\u200cخواهم 👩\u200d💻. "
+    )
+    page = html_page("<p>" + sentence * 8 + "</p>")
+    for engine in (
+        ResiliparseEngine(ExtractConfig(engine="resiliparse")),
+        HybridEngine(ExtractConfig(engine="hybrid")),
+    ):
+        text = engine(page, None)
+        assert "Weine Italiens neben Barolo, zerowidth" in text
+        assert "\u00ad" not in text and "\u200b" not in text
+        assert "می\u200cخواهم" in text and "👩\u200d💻" in text

@@ -148,13 +148,21 @@ def test_the_hybrid_gives_resiliparse_text_on_an_article_and_trafilatura_text_on
     assert HybridEngine(config)(chinese, None) == TrafilaturaEngine(config)(chinese, None)
 
 
-def gold_page_html(bench_id: str) -> tuple[str, str]:
-    """(decoded HTML, url) of one page of shared/data/web/pages.warc.gz, by its WARC-Bench-Id."""
+def gold_pages():
+    """(WARC-Bench-Id, decoded HTML, url) of each page of shared/data/web/pages.warc.gz, in order."""
     with open(shared_data("web/pages.warc.gz"), "rb") as stream:
         for record in ArchiveIterator(stream):
-            if record.rec_headers.get_header("WARC-Bench-Id") == bench_id:
+            if record.rec_type == "response":
                 html, _ = decode_html(record.content_stream().read(), record.http_headers.get_header("Content-Type"))
-                return html, record.rec_headers.get_header("WARC-Target-URI")
+                headers = record.rec_headers
+                yield headers.get_header("WARC-Bench-Id"), html, headers.get_header("WARC-Target-URI")
+
+
+def gold_page_html(bench_id: str) -> tuple[str, str]:
+    """(decoded HTML, url) of one gold page, by its WARC-Bench-Id."""
+    for page_id, html, url in gold_pages():
+        if page_id == bench_id:
+            return html, url
     raise LookupError(bench_id)
 
 
@@ -278,15 +286,7 @@ def test_trafilatura_parses_into_plain_html_elements_with_the_same_text():
 def test_the_plain_element_classes_give_the_same_texts_on_real_pages():
     """Every 48th of the 1,432 gold pages (30 pages: news, forums, shops, Chinese), each engine that
     calls trafilatura: the same text with lxml.html's element subclasses and without them."""
-    with open(shared_data("web/pages.warc.gz"), "rb") as stream:
-        responses = (record for record in ArchiveIterator(stream) if record.rec_type == "response")
-        pages = [
-            (
-                decode_html(record.content_stream().read(), record.http_headers.get_header("Content-Type"))[0],
-                record.rec_headers.get_header("WARC-Target-URI"),
-            )
-            for record in itertools.islice(responses, 0, None, 48)
-        ]
+    pages = [(html, url) for _, html, url in itertools.islice(gold_pages(), 0, None, 48)]
     assert len(pages) == 30
     for engine in (TrafilaturaEngine(ExtractConfig()), HybridEngine(ExtractConfig(engine="hybrid"))):
         texts = [engine(html, url) for html, url in pages]

@@ -17,6 +17,7 @@ from corpus_pipeline.dedup.shingle_hashes import shingle_hash64
 MERSENNE_PRIME = np.uint64((1 << 61) - 1)
 MAX_HASH = np.uint64((1 << 32) - 1)
 _HIGH_HALF = np.uint64(32)
+_MERSENNE_BITS = np.uint64(61)
 
 
 def shingle_hash(shingle: str) -> int:
@@ -52,9 +53,20 @@ def signature(values: np.ndarray, num_perm: int, seed: int) -> np.ndarray:
     # 200-1,600 shingles: 0.65 s against 0.79 s).
     mixed = np.multiply.outer(values, a)
     mixed += b
-    mixed %= MERSENNE_PRIME
+    _mod_mersenne(mixed)
     mixed &= MAX_HASH
     return mixed.min(axis=0).astype(np.uint32)
+
+
+def _mod_mersenne(x: np.ndarray) -> None:
+    """`x %= 2^61 - 1` in place, without a division: 2^61 is 1 modulo the prime, so x is congruent to
+    its low 61 bits plus its top 3, a sum below twice the prime that one subtraction brings under it.
+    numpy's uint64 `%` divides element by element: 1,400 documents of 50-3,000 shingles, 128
+    permutations, 2.5 CPU s for the signatures against 1.4-1.8 s this way (the same values)."""
+    high = x >> _MERSENNE_BITS
+    x &= MERSENNE_PRIME
+    x += high
+    np.subtract(x, MERSENNE_PRIME, out=x, where=x >= MERSENNE_PRIME)
 
 
 def estimated_jaccard(first: np.ndarray, second: np.ndarray) -> float:

@@ -15,7 +15,14 @@ from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import band_batch, signature_batch, similarity_batch
 from corpus_pipeline.dedup.exact import exact_hash
 from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows, candidate_probability
-from corpus_pipeline.dedup.minhash import estimated_jaccard, minhash_values, shingle_hash, signature
+from corpus_pipeline.dedup.minhash import (
+    MERSENNE_PRIME,
+    _mod_mersenne,
+    estimated_jaccard,
+    minhash_values,
+    shingle_hash,
+    signature,
+)
 from corpus_pipeline.dedup.shingle_hashes import shingle_hashes, string_hashes
 from corpus_pipeline.dedup.shingles import (
     document_shingles,
@@ -74,6 +81,20 @@ def test_signature_equals_datasketch_legacy_minhash(text, language):
     normalized = normalize_for_hashing(text)
     ours = signature(minhash_values(shingle_hashes(normalized, language == "zh", 3, 5)), 64, 7)
     assert np.array_equal(ours, reference.hashvalues.astype(np.uint32))
+
+
+def test_the_modulo_without_division_is_numpys_modulo():
+    """Every uint64 the signature's products can be, the edges of the reduction included: 0, the
+    prime and its multiples, one either side of them, and 2^64 - 1."""
+    prime = int(MERSENNE_PRIME)
+    edges = [0, 1, prime - 1, prime, prime + 1, 2 * prime - 1, 2 * prime, 2 * prime + 1, 7 * prime, 8 * prime - 1]
+    edges += [(1 << 61) + prime - 1, (1 << 64) - 1, (1 << 64) - 2, 1 << 63]
+    values = np.concatenate(
+        [np.array(edges, np.uint64), np.random.default_rng(5).integers(0, 1 << 64, 100_000, np.uint64, endpoint=False)]
+    )
+    reduced = values.copy()
+    _mod_mersenne(reduced)
+    assert np.array_equal(reduced, values % MERSENNE_PRIME)
 
 
 def test_estimated_jaccard_tracks_true_jaccard():

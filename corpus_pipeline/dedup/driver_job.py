@@ -42,7 +42,7 @@ from corpus_pipeline.dedup.small_decisions import IN_INDEX, decision_order, meth
 from corpus_pipeline.engine.stage_dir import Location
 from corpus_pipeline.engine.tasks import conform
 from corpus_pipeline.storage import Storage
-from corpus_pipeline.storage.parquet import open_parquet, parquet_metadata
+from corpus_pipeline.storage.parquet import columns_present, open_parquet, parquet_metadata
 
 COLUMNS = DecisionColumns()
 _SIGNED = ("id", "url", "text", "language")
@@ -57,7 +57,7 @@ def read_table(parts: list, schema: pa.Schema, storage: Storage) -> pa.Table:
     tables = []
     for part in parts:
         with open_parquet(storage, str(part)) as parquet:
-            present = [name for name in schema.names if name in parquet.schema_arrow.names]
+            present = columns_present(parquet, schema.names)
             tables.append(conform(parquet.read(columns=present), schema))
     return pa.concat_tables(tables) if tables else schema.empty_table()
 

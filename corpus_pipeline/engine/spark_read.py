@@ -18,7 +18,7 @@ import pyarrow as pa
 from corpus_pipeline.engine.spark import spark_schema
 from corpus_pipeline.engine.tasks import conform
 from corpus_pipeline.storage import Storage
-from corpus_pipeline.storage.parquet import open_parquet
+from corpus_pipeline.storage.parquet import columns_present, open_parquet
 
 # Rows per Arrow batch handed to Spark: what Spark's own vectorized Parquet reader hands on
 # (spark.sql.parquet.columnarReaderBatchSize), so a row group of 1 MB pages is never one batch.
@@ -88,7 +88,7 @@ def read_parts(spark, parts: list[str], schema: pa.Schema, storage: Storage, col
         numbers = [number for batch in batches for number in batch.column(0).to_pylist()]
         for part, group in itertools.groupby(numbers, key=lambda number: work[number][0]):
             with open_parquet(storage, paths[part]) as parquet:
-                present = [name for name in selected.names if name in parquet.schema_arrow.names]
+                present = columns_present(parquet, selected.names)
                 row_groups = [work[number][1] for number in group]
                 for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, row_groups=row_groups, columns=present):
                     yield from conform(batch, selected).cast(spark_arrow).to_batches()

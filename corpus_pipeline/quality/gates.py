@@ -22,7 +22,7 @@ from corpus_pipeline.config import QualityGatesConfig
 from corpus_pipeline.engine.stage_dir import Location, input_parts
 from corpus_pipeline.pipeline.gates import Gate, GateFindings, GateInputs
 from corpus_pipeline.storage import Storage
-from corpus_pipeline.storage.parquet import open_parquet
+from corpus_pipeline.storage.parquet import columns_present, open_parquet
 
 COLUMNS = ("language", "gopher_word_count", "vocab_coverage", "char_entropy", "dup_content_hash")
 
@@ -32,7 +32,8 @@ def read_signals(corpus: Location, storage: Storage) -> pa.Table:
     for part in input_parts(corpus, storage):
         # An object: its footer, then only these columns' pages (ranged reads), as for a local file.
         with open_parquet(storage, str(part)) as file:
-            missing = [c for c in COLUMNS if c not in file.schema_arrow.names]
+            present = columns_present(file, list(COLUMNS))
+            missing = [c for c in COLUMNS if c not in present]
             if missing:
                 raise ValueError(f"{part} lacks {missing}: gates read the quality stage's columns; run `quality` first")
             tables.append(file.read(columns=list(COLUMNS)))

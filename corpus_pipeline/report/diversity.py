@@ -24,6 +24,7 @@ from corpus_pipeline.config import DiversityConfig
 from corpus_pipeline.embeddings.kmeans import cluster_shares, kmeans, nearest, normalized_entropy
 from corpus_pipeline.report.drift import DriftCheck, ShareChange
 from corpus_pipeline.report.run_dir import StageRun, kept_parts, parquet_file
+from corpus_pipeline.storage.parquet import columns_present
 
 SAMPLE_COLUMNS = ["id", "text", "language", "domain"]
 CHECK_NAME = "topic cluster share"
@@ -66,7 +67,7 @@ def sample_groups(stage: StageRun, config: DiversityConfig) -> tuple[dict[str, l
     counts: dict[str, int] = {}
     for part in kept_parts(stage):
         file = parquet_file(part)
-        columns = [c for c in SAMPLE_COLUMNS if c in file.schema_arrow.names]
+        columns = columns_present(file, list(SAMPLE_COLUMNS))
         for batch in file.iter_batches(batch_size=2048, columns=columns):
             for row in batch.to_pylist():
                 group = group_of(row)

@@ -20,6 +20,7 @@ from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS, MissingInputEr
 from corpus_pipeline.engine.task_output import REJECTED_DIR
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.parquet import columns_present
 
 # The report reads local stage directories (a run on a store through its local copy, store_copy.py).
 LOCAL = Storage()
@@ -124,7 +125,7 @@ def read_columns(paths: list[Path], columns: list[str]) -> pa.Table:
     tables = []
     for path in paths:
         file = parquet_file(path)
-        present = [c for c in columns if c in file.schema_arrow.names]
+        present = columns_present(file, columns)
         try:
             tables.append(file.read(columns=present))
         except (OSError, pa.ArrowException) as error:
@@ -139,7 +140,7 @@ def first_rows(paths: list[Path], columns: list[str], count: int) -> list[dict]:
     rows: list[dict] = []
     for path in paths:
         file = parquet_file(path)
-        present = [c for c in columns if c in file.schema_arrow.names]
+        present = columns_present(file, columns)
         try:
             for batch in file.iter_batches(batch_size=max(count, 1), columns=present):
                 rows += batch.to_pylist()[: count - len(rows)]
@@ -153,7 +154,7 @@ def first_rows(paths: list[Path], columns: list[str], count: int) -> list[dict]:
 def rows_at(path: Path, row_numbers: list[int], columns: list[str]) -> list[dict]:
     """Rows of one file by their number in it, reading only the row groups that hold them."""
     file = parquet_file(path)
-    present = [c for c in columns if c in file.schema_arrow.names]
+    present = columns_present(file, columns)
     rows: dict[int, dict] = {}
     start = 0
     try:

@@ -30,6 +30,13 @@ def parquet_metadata(storage: Storage, path: str) -> pq.FileMetaData:
         return parquet.metadata
 
 
+def columns_present(parquet: pq.ParquetFile, columns: list[str]) -> list[str]:
+    """The `columns` a file has, in their given order. (`schema_arrow` converts the file's schema on
+    every access: asked once a column, it was 0.2 s of a 1,432-page run's report.)"""
+    names = set(parquet.schema_arrow.names)
+    return [name for name in columns if name in names]
+
+
 def parquet_schema(storage: Storage, path: str) -> pa.Schema:
     with open_parquet(storage, str(path)) as parquet:
         return parquet.schema_arrow

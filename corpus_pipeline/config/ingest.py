@@ -60,7 +60,9 @@ class SparkConfig(Strict):
     conf: dict[str, str] = Field(default_factory=dict)
     # Embedded local[...] mode only (never under spark-submit): the JVM lives for one run, so the C1
     # compiler alone and the serial collector (C2 compiler threads never pay off in a run of minutes;
-    # a short spark-submit job: 39 -> 23 CPU s). False for a local[*] run of hours on a big machine.
+    # a short spark-submit job: 39 -> 23 CPU s), and its classes mapped from an archive written once
+    # in ~/.cache/corpus_pipeline/jvm (~110 MB; engine/jvm_archive.py: a session in 4.1-4.4 s instead
+    # of 8.3-8.5). False for a local[*] run of hours on a big machine.
     quick_start_jvm: bool = True
 
 

@@ -6,6 +6,7 @@ import os
 import sys
 
 from corpus_pipeline.config import SparkConfig
+from corpus_pipeline.engine import jvm_archive
 
 # Rows per Arrow batch handed to Python: HTML rows reach 1-10 MB, so Spark's default of 10,000
 # could put gigabytes in one batch; 256 keeps a batch in the tens of MB.
@@ -28,6 +29,7 @@ def get_spark(config: SparkConfig | None = None):
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(config.app_name)
     conf = dict(config.conf)
+    creation = None
     if not launched_by_spark_submit():
         builder = builder.master(config.master)
         builder = builder.config("spark.ui.showConsoleProgress", "true")
@@ -37,11 +39,28 @@ def get_spark(config: SparkConfig | None = None):
             builder = builder.config("spark.driver.host", "127.0.0.1")
             builder = builder.config("spark.driver.bindAddress", "127.0.0.1")
             if config.quick_start_jvm:
-                given = conf.get("spark.driver.extraJavaOptions", "")
-                conf["spark.driver.extraJavaOptions"] = f"{QUICK_START_JVM} {given}".strip()
+                options = f"{QUICK_START_JVM} {conf.get('spark.driver.extraJavaOptions', '')}".strip()
+                memory = conf.get("spark.driver.memory")
+                archive, creation = ("", None) if _jvm_running() else jvm_archive.archive_options(options, memory)
+                conf["spark.driver.extraJavaOptions"] = f"{options} {archive}".strip()
     builder = builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", ARROW_BATCH_ROWS)
     for key, value in conf.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    try:
+        session = builder.getOrCreate()
+    except BaseException:
+        if creation is not None:
+            jvm_archive.finish(creation, None)  # no JVM to write the archive: the lock released
+        raise
+    if creation is not None:
+        jvm_archive.finish_at_exit(creation, getattr(session.sparkContext._gateway, "proc", None))
     session.sparkContext.setLogLevel(config.log_level)
     return session
+
+
+def _jvm_running() -> bool:
+    """A JVM this process started earlier (a session stopped and made again): it keeps the options
+    it started with, so no archive is looked for or written for it."""
+    from pyspark import SparkContext
+
+    return SparkContext._gateway is not None

@@ -31,6 +31,7 @@ from corpus_pipeline.engine.stage_dir import read_success, stage_files
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.bpe import file_sha256
 from corpus_pipeline.tokenize.manifest import MANIFEST_FILE, TOKENIZER_FILE, read_manifest
+from corpus_pipeline.user_cache import user_cache_dir
 
 CACHE_VARIABLE = "CORPUS_PIPELINE_CACHE"
 MARKER = "_cache.json"
@@ -62,7 +63,7 @@ def default_cache_dir() -> Path:
     """$CORPUS_PIPELINE_CACHE, else $XDG_CACHE_HOME/corpus_pipeline/shards (~/.cache/...)."""
     if os.environ.get(CACHE_VARIABLE):
         return Path(os.environ[CACHE_VARIABLE]).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser() / "corpus_pipeline" / "shards"
+    return user_cache_dir("shards")
 
 
 def cached_shards(

@@ -1,0 +1,98 @@
+"""The driver JVM's class-data archive (engine/jvm_archive.py): written once, used after, never a cut
+file handed to a JVM (one that maps a cut archive dies of SIGBUS)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import PROJECT_ROOT
+
+from corpus_pipeline.engine import jvm_archive
+
+OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    return tmp_path / "corpus_pipeline" / "jvm"
+
+
+def _key() -> str:
+    return jvm_archive.archive_key(jvm_archive.java_binary(), OPTIONS, None)
+
+
+def test_no_archive_yet_one_process_writes_it_the_others_start_without(cache):
+    options, creation = jvm_archive.archive_options(OPTIONS, None)
+    assert options.split()[0] == f"-XX:ArchiveClassesAtExit={creation.temporary}"
+    assert creation.temporary.parent == cache and creation.key == _key()
+    # a second writer while the first holds the lock: none
+    assert jvm_archive.archive_options(OPTIONS, None) == ("", None)
+    assert jvm_archive.finish(creation, None) is None  # no JVM: nothing renamed, the lock released
+    assert jvm_archive.archive_options(OPTIONS, None)[1] is not None
+
+
+def test_an_archive_is_used_only_at_the_size_its_name_records(cache):
+    cache.mkdir(parents=True)
+    cut = cache / f"{jvm_archive.PREFIX}{_key()}-4096.jsa"
+    cut.write_bytes(b"\0" * 1000)  # a cut archive: its name says 4,096 bytes
+    options, creation = jvm_archive.archive_options(OPTIONS, None)
+    assert "SharedArchiveFile" not in options and creation is not None
+    assert not cut.exists()  # removed by the process that writes the archive again
+    jvm_archive.finish(creation, None)
+    whole = cache / f"{jvm_archive.PREFIX}{_key()}-1000.jsa"
+    whole.write_bytes(b"\0" * 1000)
+    assert jvm_archive.archive_options(OPTIONS, None) == (f"-XX:SharedArchiveFile={whole} {jvm_archive.QUIET}", None)
+
+
+def test_other_options_or_another_heap_are_another_archive():
+    java = jvm_archive.java_binary()
+    keys = {jvm_archive.archive_key(java, o, m) for o in (OPTIONS, "-XX:+UseG1GC") for m in (None, "8g")}
+    assert len(keys) == 4
+
+
+SESSION = """
+import json, os
+from corpus_pipeline.config import SparkConfig
+from corpus_pipeline.engine.session import get_spark
+spark = get_spark(SparkConfig(master="local[1]", conf={"spark.ui.enabled": "false"}))
+assert spark.sparkContext.parallelize([1, 2, 3], 1).map(lambda x: x * 2).sum() == 12
+runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+print(json.dumps([str(a) for a in runtime.getInputArguments()]))
+spark.stop()
+"""
+
+
+def _session_arguments(cache_home: Path) -> list[str]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "SPARK_LOCAL_IP": "127.0.0.1"}
+    done = subprocess.run(
+        [sys.executable, "-c", SESSION], env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_the_first_session_writes_the_archive_the_next_maps_it_a_cut_one_is_written_again(tmp_path):
+    cache = tmp_path / "corpus_pipeline" / "jvm"
+    first = _session_arguments(tmp_path)
+    assert any(a.startswith("-XX:ArchiveClassesAtExit=") for a in first)
+    (archive,) = cache.glob("*.jsa")  # renamed once the JVM exited and a second JVM mapped it
+    assert archive.stat().st_size == int(archive.stem.rsplit("-", 1)[1]) > 10_000_000
+    assert not list(cache.glob("*.tmp"))
+
+    second = _session_arguments(tmp_path)
+    assert f"-XX:SharedArchiveFile={archive}" in second
+
+    os.truncate(archive, archive.stat().st_size // 2)  # a JVM mapping this would die of SIGBUS
+    third = _session_arguments(tmp_path)
+    assert not any("SharedArchiveFile" in a for a in third)
+    assert any(a.startswith("-XX:ArchiveClassesAtExit=") for a in third)
+    (rewritten,) = cache.glob("*.jsa")  # the cut one removed by the process that wrote this one
+    assert rewritten.stat().st_size == int(rewritten.stem.rsplit("-", 1)[1]) > 10_000_000

@@ -79,7 +79,9 @@ def _session_arguments(cache_home: Path) -> list[str]:
 
 @pytest.mark.spark
 @pytest.mark.slow
-def test_the_first_session_writes_the_archive_the_next_maps_it_a_cut_one_is_written_again(tmp_path):
+def test_the_first_session_writes_the_archive_and_the_next_maps_it(tmp_path):
+    """Two fresh processes (a JVM takes its options once); the cut archive's case, whose JVM would
+    die of SIGBUS, is the size rule's test above."""
     cache = tmp_path / "corpus_pipeline" / "jvm"
     first = _session_arguments(tmp_path)
     assert any(a.startswith("-XX:ArchiveClassesAtExit=") for a in first)
@@ -89,10 +91,3 @@ def test_the_first_session_writes_the_archive_the_next_maps_it_a_cut_one_is_writ
 
     second = _session_arguments(tmp_path)
     assert f"-XX:SharedArchiveFile={archive}" in second
-
-    os.truncate(archive, archive.stat().st_size // 2)  # a JVM mapping this would die of SIGBUS
-    third = _session_arguments(tmp_path)
-    assert not any("SharedArchiveFile" in a for a in third)
-    assert any(a.startswith("-XX:ArchiveClassesAtExit=") for a in third)
-    (rewritten,) = cache.glob("*.jsa")  # the cut one removed by the process that wrote this one
-    assert rewritten.stat().st_size == int(rewritten.stem.rsplit("-", 1)[1]) > 10_000_000

@@ -31,7 +31,8 @@ QUIET = "-Xlog:cds*=off"  # a JVM that cannot map an archive says so on stdout; 
 PREFIX = "spark-driver-"
 # A temporary archive older than this was left by a process that was killed before renaming it.
 STALE_SECONDS = 15 * 60
-# Writing the archive at the JVM's exit: 2-4 s here.
+# The session that writes the archive starts ~4 s slower and writes it at its JVM's exit in ~15 s
+# (this machine); an archive not written in this time is given up.
 WRITE_SECONDS = 120
 # Archives kept, the most recently used: one per key (a driver memory or JVM option of its own), so
 # two configs used in turn (the tests' session and the CLI's) do not rewrite each other's.

@@ -91,3 +91,15 @@ def test_the_first_session_writes_the_archive_and_the_next_maps_it(tmp_path):
 
     second = _session_arguments(tmp_path)
     assert f"-XX:SharedArchiveFile={archive}" in second
+
+
+def test_the_most_recently_used_archives_are_kept(cache):
+    cache.mkdir(parents=True)
+    for age in range(jvm_archive.KEPT + 2):
+        path = cache / f"{jvm_archive.PREFIX}key{age}-3.jsa"
+        path.write_bytes(b"abc")
+        os.utime(path, (1_000_000 - age, 1_000_000 - age))
+    jvm_archive._keep_recent(cache)
+    assert sorted(p.name for p in cache.glob("*.jsa")) == [
+        f"{jvm_archive.PREFIX}key{age}-3.jsa" for age in range(jvm_archive.KEPT)
+    ]

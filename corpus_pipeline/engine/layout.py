@@ -9,3 +9,4 @@ REJECTED_DIR = "_rejected"
 ATTEMPTS_DIR = "_attempts"
 COMMITTED_DIR = "_committed"
 WORK = "_work"  # an object-store stage's commit area (engine/object_stage.py)
+WORK_OWNER = "_work_owner.json"  # in a local work directory until its _SUCCESS: which output made it

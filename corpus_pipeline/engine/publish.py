@@ -11,12 +11,13 @@ from pathlib import Path
 import pyarrow as pa
 
 from corpus_pipeline.document import DOCUMENT_SCHEMA
-from corpus_pipeline.engine.stage_dir import StageDir, fingerprint
+from corpus_pipeline.engine.stage_dir import fingerprint, open_stage_dir
 from corpus_pipeline.engine.task_output import TaskAttempt, distribute
 from corpus_pipeline.engine.task_plan import part_name
 from corpus_pipeline.engine.tasks import split_verdicts, table_text_bytes
 from corpus_pipeline.stages.base import Drop
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 
 
 def publish_rows(
@@ -33,7 +34,7 @@ def publish_rows(
     dropped = [({name: row.get(name) for name in schema.names}, drop) for row, drop in rejected]
     payload = [parts, [(row, drop.reason, drop.detail) for row, drop in dropped]]
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
-    stage_dir = StageDir(Path(directory), fingerprint(stage, str(schema), [digest]))
+    stage_dir = open_stage_dir(Path(directory), fingerprint(stage, str(schema), [digest]), Storage())
     if stage_dir.is_done():
         return stage_dir.output
     work = stage_dir.begin()

@@ -18,13 +18,30 @@ import json
 import logging
 import os
 import shutil
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_pipeline import __version__
-from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, KEPT_HERE, STATS_DIR, STATS_FILE, SUCCESS
+from corpus_pipeline.engine.layout import (
+    ATTEMPTS_DIR,
+    COMMITTED_DIR,
+    KEPT_HERE,
+    STATS_DIR,
+    STATS_FILE,
+    SUCCESS,
+    WORK_OWNER,
+)
 from corpus_pipeline.engine.object_stage import ObjectStageDir
-from corpus_pipeline.engine.output_guard import OutputOverlapsInputError, StageStore, check_output_apart, read_marker
+from corpus_pipeline.engine.output_guard import (
+    ForeignOutputError,
+    OutputOverlapsInputError,
+    StageStore,
+    check_output_apart,
+    read_marker,
+    refuse_foreign,
+    settled_output,
+)
 from corpus_pipeline.engine.task_output import distribute, forget_task, task_identity_done
 from corpus_pipeline.stats import StageStats, merge_task_stats
 from corpus_pipeline.storage import Storage, is_object_uri
@@ -121,9 +138,29 @@ class StageDir(StageStore):
     def work(self) -> Path:
         return self.output.with_name(f".{self.output.name}.inprogress-{self.fingerprint[:16]}")
 
+    def _made_by_us(self, work: Path) -> bool:
+        """Whether a work directory of this output's naming is ours: it holds our owner note naming
+        this output, or our `_SUCCESS` of the fingerprint its name carries. A look-alike is never
+        opened beyond these two reads, never written, renamed or deleted."""
+        if not work.is_dir() or work.is_symlink():
+            return False
+        owner = _read_json(work / WORK_OWNER)
+        if owner is not None:
+            return owner.get("output") == str(self.output)
+        marker = read_marker(str(work), self.storage)
+        return marker is not None and str(marker.get("fingerprint", "")).startswith(work.name.rpartition("-")[2])
+
+    def _refuse_look_alike(self, work: Path) -> None:
+        if os.path.lexists(work) and not self._made_by_us(work):
+            raise ForeignOutputError(
+                f"{str(work)!r} has the name of this stage's work directory, but corpus_pipeline did not make it "
+                "(no owner note or marker of ours inside): refusing to touch it; move it away"
+            )
+
     def is_done(self) -> bool:
         """Done: published with this fingerprint, or completed and killed before its rename."""
-        if self._marker_matches(self.work):
+        self._refuse_look_alike(self.work)
+        if os.path.lexists(self.work) and self._marker_matches(self.work):
             self.publish()
         return self._marker_matches(self.output)
 
@@ -143,9 +180,17 @@ class StageDir(StageStore):
         """The work directory, kept from an interrupted attempt (its finished tasks are reused)."""
         self.output.parent.mkdir(parents=True, exist_ok=True)
         for stale in self.output.parent.glob(f".{self.output.name}.inprogress-*"):
-            if stale != self.work:  # an attempt with another input or config: useless now
+            if stale == self.work:
+                continue
+            if self._made_by_us(stale):  # an attempt with another input or config: useless now
                 shutil.rmtree(stale)
-        self.work.mkdir(exist_ok=True)
+            else:
+                log.warning("%r: not made by corpus_pipeline for this output: left as it is", str(stale))
+        self._refuse_look_alike(self.work)
+        if not self.work.exists():
+            self.work.mkdir()
+            owner = {"output": str(self.output), "fingerprint": self.fingerprint, "pid": os.getpid()}
+            (self.work / WORK_OWNER).write_text(json.dumps(owner) + "\n", encoding="utf-8")
         (self.work / SUCCESS).unlink(missing_ok=True)  # one that could not be read: redone
         # Attempts that never committed belong to a dead driver (the output lock: one driver at a time).
         shutil.rmtree(self.work / ATTEMPTS_DIR, ignore_errors=True)
@@ -154,7 +199,8 @@ class StageDir(StageStore):
     def abandon(self, work: LocalWork | None = None) -> None:
         """A stage refused after it began: its work is of no use to a rerun (the same config is
         refused again), so nothing is left behind."""
-        shutil.rmtree(self.work, ignore_errors=True)
+        if self._made_by_us(self.work):
+            shutil.rmtree(self.work, ignore_errors=True)
 
     def has_committed_tasks(self) -> bool:
         """Whether a rerun could reuse work of this attempt: a task committed or distributed."""
@@ -200,6 +246,7 @@ class StageDir(StageStore):
         base = str(self.work) + "/"
         files = {uri[len(base) :]: uri[len(base) :] for uri in self.storage.list_under(str(self.work))}
         files.pop(SUCCESS, None)
+        files.pop(WORK_OWNER, None)
         success = {"stage": stage_name, "fingerprint": self.fingerprint, "version": __version__, "kept": kept}
         success.update(marker)
         success["files"] = dict(sorted(files.items()))
@@ -207,16 +254,20 @@ class StageDir(StageStore):
         return stats
 
     def publish(self) -> None:
-        if self.output.exists():
-            # Replaced only now that the new output is complete (and the claim found it ours);
-            # readers see old or new, never neither for longer than two renames.
-            retired = self.output.with_name(f".{self.output.name}.retired")
-            shutil.rmtree(retired, ignore_errors=True)
-            os.replace(self.output, retired)
-            os.replace(self.work, self.output)
-            shutil.rmtree(retired)
-        else:
-            os.replace(self.work, self.output)
+        if not os.path.lexists(self.output):
+            os.rename(self.work, self.output)
+            (self.output / WORK_OWNER).unlink(missing_ok=True)  # published: its marker is the proof now
+            return
+        # Replaced only now that the new output is complete. Checked again here, not only at the
+        # claim: a file a user put there while the stage ran is refused, the work kept for a rerun.
+        refuse_foreign(self.output, self.storage)
+        previous = read_marker(str(self.output), self.storage)
+        # A name no one else has: a look-alike `.out.retired` of the user's is never touched.
+        retired = self.output.with_name(f".{self.output.name}.retired-{uuid.uuid4().hex[:12]}")
+        os.rename(self.output, retired)  # readers see old or new, never neither longer than two renames
+        os.rename(self.work, self.output)
+        (self.output / WORK_OWNER).unlink(missing_ok=True)
+        remove_replaced(retired, previous)
 
     def finish(self, stage_name: str, wall_seconds: float, work: LocalWork | None = None, **marker) -> StageStats:
         stats = self.complete(stage_name, wall_seconds, **marker)
@@ -224,12 +275,40 @@ class StageDir(StageStore):
         return stats
 
 
+def _read_json(path: Path) -> dict | None:
+    """A small JSON file of ours, or None: a link, a FIFO or a device is never opened."""
+    try:
+        if not path.is_file() or path.is_symlink():
+            return None
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def remove_replaced(retired: Path, manifest: dict | None) -> None:
+    """Delete exactly the files the replaced output's manifest named, and the folders they leave
+    empty; anything else (a file added while the new output was written) stays, said in the log."""
+    if manifest is not None and "files" not in manifest:
+        shutil.rmtree(retired)  # a marker of an earlier version named no files: the folder was its stage's
+        return
+    for relative in [SUCCESS, *((manifest or {}).get("files") or {}).values()]:
+        (retired / relative).unlink(missing_ok=True)
+    for folder, _, _ in sorted(os.walk(retired), key=lambda entry: -len(entry[0])):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass  # not empty: something the manifest did not name
+    if os.path.lexists(retired):
+        log.warning("%r: kept: it holds files the replaced output's manifest did not name", str(retired))
+
+
 def open_stage_dir(output: Location, fingerprint: str, storage: Storage) -> StageDir | ObjectStageDir:
     """The stage store of `output`: rename placement where the filesystem renames, manifest-named
     objects where it cannot (schemas/stage_dir.md)."""
     if is_object_uri(output):
         return ObjectStageDir(str(output).rstrip("/"), fingerprint, storage)
-    return StageDir(Path(output), fingerprint, storage)
+    return StageDir(settled_output(Path(output)), fingerprint, storage)
 
 
 class LocalWork:

@@ -15,6 +15,11 @@ class StorageAccessError(ValueError):
     an endpoint that does not answer. The CLI exits 2, as for any input that is not there."""
 
 
+class OutputRefusedError(ValueError):
+    """A path that writing would damage (a user's file or folder, a device, a name that only looks
+    like one of ours): refused before anything is written or opened there (exit 2)."""
+
+
 class ObjectReadError(OSError):
     """An object could not be read to the end, after every retry: its task records a read fault."""
 

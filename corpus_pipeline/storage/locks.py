@@ -1,15 +1,15 @@
 """One writer at a time: of a stage output, of a nightly's data_root.
 
-Locally an exclusive, non-blocking flock(2) on a file: the kernel drops it when the process dies,
-`kill -9` included, so a crash never leaves a stale lock. On an object store, which has no locks, a
-lease object (owner, expiry) renewed while the work runs; another writer takes it over only once it
-has expired, or at once when it names a process of this host that is gone (a killed run resumed on
-its own machine). Both name their holder, for the message the second command prints (exit 75).
+Locally an exclusive, non-blocking flock(2) on a file of ours (local_locks.py): the kernel drops it
+when the process dies, `kill -9` included, so a crash never leaves a stale lock. On an object
+store, which has no locks, a lease object (owner, expiry) renewed while the work runs; another
+writer takes it over only once it has expired, or at once when it names a process of this host
+that is gone (a killed run resumed on its own machine). Both name their holder, for the message
+the second command prints (exit 75).
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import socket
@@ -21,7 +21,10 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from corpus_pipeline.storage.local_locks import LockHeld, exclusive_lock, local_output_lock, now_utc
 from corpus_pipeline.storage.storage import Storage, is_object_uri
+
+__all__ = ["LEASE_NAME", "LockHeld", "exclusive_lock", "hold", "output_lock"]
 
 # A lease outlives its last renewal by this long: a driver that died on another host blocks its
 # output for at most 10 minutes; renewed every third of it, so a 3-minute stall loses nothing.
@@ -31,79 +34,31 @@ LEASE_SECONDS = 600.0
 _SETTLE_SECONDS = 0.2
 
 
-class LockHeld(RuntimeError):
-    """Another process holds the lock."""
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@contextmanager
-def exclusive_lock(path: Path, holder_kind: str = "another run", remove: bool = False) -> Iterator[None]:
-    """`remove`: unlink the file when done (an output's lock leaves nothing beside the output).
-    Safe because a taker checks that the file it locked is still the one at `path`: one that
-    locked a file unlinked meanwhile tries again on the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    while True:
-        # "a+": open without truncating, so a run that fails to take the lock changes nothing.
-        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - closed below, on every path
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "holder unknown"
-            handle.close()
-            raise LockHeld(f"{path} is held by {holder_kind} ({holder})") from None
-        try:
-            same = os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        handle.close()
-    try:
-        handle.truncate(0)
-        handle.write(f"pid {os.getpid()}, since {_now()}\n")
-        handle.flush()
-        yield
-    finally:
-        if remove:
-            path.unlink(missing_ok=True)
-        else:
-            handle.truncate(0)
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        handle.close()
-
-
 LEASE_NAME = "_lock.json"
-
-
-def output_lock_location(output: str) -> str:
-    """Locally a hidden sibling (`.<name>.lock`: the output folder itself is renamed when it is
-    published); on a store an object inside the prefix, which the store knows as its own."""
-    if is_object_uri(output):
-        return f"{output.rstrip('/')}/{LEASE_NAME}"
-    folder, name = os.path.split(os.path.abspath(output))
-    return os.path.join(folder, f".{name}.lock")
 
 
 @contextmanager
 def output_lock(storage: Storage, output: str) -> Iterator[None]:
-    """Hold the one-writer lock of a stage output while the block runs."""
-    with hold(storage, output_lock_location(str(output)), f"another command writing {output}", remove=True):
+    """Hold the one-writer lock of a stage output while the block runs: locally a flock in the
+    user's lock folder that also covers nested outputs (local_locks.py); on a store a lease object
+    `_lock.json` inside the prefix, which the store knows as its own."""
+    holder_kind = f"another command writing {output}"
+    if is_object_uri(output):
+        with _lease(storage, f"{str(output).rstrip('/')}/{LEASE_NAME}", holder_kind):
+            yield
+        return
+    with local_output_lock(str(output), holder_kind):
         yield
 
 
 @contextmanager
-def hold(storage: Storage, where: str, holder_kind: str, remove: bool = False) -> Iterator[None]:
-    """The lock at `where`: a flock on that file, or a lease object of that key. `remove`: the
-    local file goes when released (a lease always does)."""
+def hold(storage: Storage, where: str, holder_kind: str) -> Iterator[None]:
+    """The lock at `where`: a flock on that file, or a lease object of that key."""
     if is_object_uri(where):
         with _lease(storage, str(where), holder_kind):
             yield
         return
-    with exclusive_lock(Path(where), holder_kind, remove=remove):
+    with exclusive_lock(Path(where), holder_kind):
         yield
 
 
@@ -141,7 +96,7 @@ def _lease(storage: Storage, uri: str, holder_kind: str) -> Iterator[None]:
     held = _read_lease(storage, uri)
     if held is not None and held.get("owner") != owner and not _holder_is_gone(held):
         raise LockHeld(f"{uri} is held by {holder_kind} ({_describe(held)})")
-    lease = {"owner": owner, "host": socket.gethostname(), "pid": os.getpid(), "since": _now()}
+    lease = {"owner": owner, "host": socket.gethostname(), "pid": os.getpid(), "since": now_utc()}
 
     def renew() -> None:
         storage.put_bytes(uri, json.dumps({**lease, "expires": time.time() + LEASE_SECONDS}).encode())

@@ -139,6 +139,8 @@ def _held_output(lock: Path) -> tuple[str, str] | None:
     """The output a lock file names and its holder, while a live process holds it; None when nobody
     holds it (a holder killed before it unlinked it: the kernel dropped its flock)."""
     try:
+        if not stat.S_ISREG(os.lstat(lock).st_mode):
+            return None  # not a lock of ours: never opened
         descriptor = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None

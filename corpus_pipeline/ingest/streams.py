@@ -30,10 +30,52 @@ def open_stream(path: str, storage: Storage) -> Iterator[BinaryIO]:
             with lzma.LZMAFile(raw) as stream:
                 yield stream
         elif compression == "zstd":
-            import zstandard
-
-            # zstandard's reader has read() but no readline(): buffered, it iterates over lines.
-            with io.BufferedReader(zstandard.open(raw, "rb")) as stream:
+            # Buffered, it reads lines (a raw stream has read() but no readline()).
+            with io.BufferedReader(ZstdFrames(raw)) as stream:
                 yield stream
         else:
             yield raw
+
+
+class ZstdFrames(io.RawIOBase):
+    """A zstd stream of one frame or many, decompressed frame after frame. A frame cut short raises
+    ZstdError at the end of the input (zstandard's own reader ends there silently: a file cut inside
+    its second frame gave the records of the first and nothing said the rest was lost)."""
+
+    _CHUNK = 1 << 20
+
+    def __init__(self, raw: BinaryIO):
+        import zstandard
+
+        self._raw, self._zstandard = raw, zstandard
+        self._frame = zstandard.ZstdDecompressor().decompressobj()
+        self._fed = False  # whether the current frame has been given any input
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self._pending:
+            chunk = self._raw.read(self._CHUNK)
+            if not chunk:
+                if self._fed and not self._frame.eof:
+                    raise self._zstandard.ZstdError("the input ends inside a zstd frame: the file is cut short")
+                return 0
+            self._pending = self._decompress(chunk)
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def _decompress(self, chunk: bytes) -> bytes:
+        out = []
+        while chunk:
+            self._fed = True
+            out.append(self._frame.decompress(chunk))
+            if not self._frame.eof:
+                break
+            chunk = self._frame.unused_data  # the next frame starts in this chunk
+            self._frame = self._zstandard.ZstdDecompressor().decompressobj()
+            self._fed = False
+        return b"".join(out)

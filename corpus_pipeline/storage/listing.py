@@ -10,14 +10,19 @@ file of the input whatever its suffix, so `head -3` of a listing is a slice of a
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import glob
 import gzip
+import logging
 import os
 import re
+import stat
 from collections.abc import Callable
 
 from corpus_pipeline.storage.storage import S3_SCHEME, Storage, is_object_uri, split_uri
+
+log = logging.getLogger(__name__)
 
 PATHS_LISTING_SUFFIXES = (".paths", ".paths.gz")
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
@@ -49,9 +54,9 @@ def matching_files(
         return matches
     if os.path.isdir(argument):
         return _walk(argument, suffixes, enters)
-    if os.path.isfile(argument):
-        return [argument]
-    matches = [m for m in glob.glob(argument, recursive=True) if os.path.isfile(m)]
+    if os.path.lexists(argument):
+        return _regular_files([argument], named=True)
+    matches = _regular_files(glob.glob(argument, recursive=True), named=False)
     if not matches:
         raise FileNotFoundError(f"--input {argument}: no such file, directory or matching glob")
     return matches
@@ -68,7 +73,32 @@ def _walk(folder: str, suffixes: tuple[str, ...], enters: Callable[[str], bool])
     for root, folders, names in os.walk(folder):
         folders[:] = sorted(name for name in folders if enters(name))
         found += [os.path.join(root, name) for name in names if has_suffix(name, suffixes) and not name.startswith(".")]
-    return found
+    return _regular_files(found, named=False)
+
+
+def _regular_files(paths: list[str], named: bool) -> list[str]:
+    """The regular files among `paths` (links followed). A FIFO, a socket or a device is never
+    opened (a FIFO blocks its reader forever): skipped and said in the log, or refused when named
+    explicitly; a symbolic link loop is refused (exit 2), naming it."""
+    regular = []
+    for path in paths:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise FileNotFoundError(f"--input {path!r}: a loop of symbolic links, no file") from None
+            if not os.path.islink(path):
+                raise
+            mode, why = None, f"a link to {os.readlink(path)!r}, which is not there"
+        else:
+            why = "a FIFO, socket or device, not a file: never opened (a FIFO blocks its reader)"
+        if mode is not None and stat.S_ISREG(mode):
+            regular.append(path)
+        elif mode is None or not stat.S_ISDIR(mode):
+            if named:
+                raise FileNotFoundError(f"--input {path!r}: {why}")
+            log.warning("input: skipped %r: %s", path, why)
+    return regular
 
 
 def matching_objects(storage: Storage, argument: str, suffixes: tuple[str, ...]) -> list[str]:

@@ -133,3 +133,16 @@ def test_truncated_and_corrupt_files_are_read_faults_after_their_good_records(tm
     assert by_file[str(good)] == 3 and 0 < by_file.get(str(tmp_path / "cut.jsonl.gz"), 0) < len(pages)
     assert all("after" in r["reject_detail"] for r in faults)
     assert result.stats.docs_in == result.stats.kept + sum(result.stats.dropped.values())
+
+
+def test_a_zstd_file_cut_inside_its_second_frame_is_a_read_fault_after_the_first(tmp_path, pages):
+    import zstandard
+
+    lines = [json.dumps(p).encode() + b"\n" for p in pages[:50]]
+    first, second = (zstandard.ZstdCompressor().compress(b"".join(part)) for part in (lines[:20], lines[20:]))
+    (tmp_path / "cut.jsonl.zst").write_bytes(first + second[: len(second) // 2])
+    result = ingest([tmp_path / "cut.jsonl.zst"], tmp_path / "out")
+    (fault,) = [r for r in rejected(result) if r["reason"] == "read_error"]
+    assert "cut short" in fault["reject_detail"]
+    assert 20 <= result.stats.kept < 50
+    assert result.stats.docs_in == result.stats.kept + sum(result.stats.dropped.values())

@@ -45,3 +45,15 @@ def test_set_overrides_parse_values_as_yaml():
 def test_bad_overrides_fail(bad):
     with pytest.raises(ConfigError):
         load_config(None, [bad])
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", ".nan", "0", "-1"])
+def test_an_interval_that_is_not_a_finite_positive_number_is_a_config_error(value):
+    with pytest.raises(ConfigError, match="progress_seconds"):
+        load_config(None, [f"engine.progress_seconds={value}"])
+
+
+@pytest.mark.parametrize("run_id", ["../../escaped", "/abs", "a/b", "..", ".", ""])
+def test_a_run_id_that_is_not_one_path_part_is_a_config_error(run_id):
+    with pytest.raises(ConfigError, match="run_id"):
+        load_config(None, [f"run_id='{run_id}'"])

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import Field, ValidationError
 
-from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config.base import PathPart, Strict
 from corpus_pipeline.config.decontamination import DecontaminationConfig, EvalSetConfig
 from corpus_pipeline.config.embeddings import EmbeddingsConfig
 from corpus_pipeline.config.engine import EngineConfig
@@ -93,7 +93,7 @@ __all__ = [
 
 class PipelineConfig(Strict):
     data_root: str = "data"
-    run_id: str = "demo"
+    run_id: PathPart = "demo"
     spark: SparkConfig = Field(default_factory=SparkConfig)
     engine: EngineConfig = Field(default_factory=EngineConfig)
     extract: ExtractConfig = Field(default_factory=ExtractConfig)

@@ -91,8 +91,8 @@ class ExtractConfig(Strict):
     fast: bool = False
     # Payloads above this are rejected unread (reason `too_large`): trafilatura's lxml parse of a
     # 200 MB page takes minutes and gigabytes, and such pages are almost never prose.
-    max_payload_bytes: int = 10_000_000
-    min_text_chars: int = 1
+    max_payload_bytes: int = Field(10_000_000, gt=0)
+    min_text_chars: int = Field(1, ge=0)
     # Per-page limit on trafilatura, which runs in a child process killed and replaced when a page
     # overruns (reason `extract_timeout`). The slowest of the 1,432 real pages took 0.90 s (p99 0.28 s,
     # median 45 ms) on a shared 2-core machine: 5 s is 5x that, and the most a hanging page costs.

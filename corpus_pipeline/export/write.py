@@ -1,8 +1,11 @@
 """Writing an export: the output is refused unless it is absent or empty (a file, a folder with
-files, an `s3://` prefix holding objects: exit 2 naming one), and nothing is ever deleted or
-overwritten. Locally the files are written in a hidden folder beside the output and renamed into
-place whole; on a store each file is uploaded when complete and the card last, so a dataset whose
-README.md is there is complete.
+files, an `s3://` prefix holding objects: exit 2 naming one), and nothing of anyone else's is ever
+deleted or overwritten; one export of an output at a time (its lock: exit 75). Locally the files
+are written in a hidden folder beside the output, `.<name>.export-inprogress` with our owner note
+inside, and renamed into place whole; on a store an intent object names every key before the first
+is written, each file is uploaded when complete, the card last, so a dataset whose README.md is
+there is complete. A killed export leaves only what its note or intent names: its rerun removes
+that and writes the export again.
 
 Shards: `data/train-NNNNN-of-MMMMM.<suffix>`, as many as `shard_bytes` of text per shard needs,
 rows split evenly in order (the Hub's and `datasets`' layout for one `train` split).
@@ -11,8 +14,10 @@ rows split evenly in order (the Hub's and `datasets`' layout for one `train` spl
 from __future__ import annotations
 
 import io
+import json
 import math
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,28 +27,69 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpus_pipeline.engine.output_guard import settled_output
 from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.export.card import CardFigures
 from corpus_pipeline.export.documents import StageDocuments
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.errors import OutputRefusedError
 from corpus_pipeline.storage.locations import local_path
+from corpus_pipeline.storage.locks import LEASE_NAME, output_lock
 
 SUFFIXES = {"parquet": ".parquet", "jsonl": ".jsonl.zst"}
 DATA_DIR = "data"
 CARD = "README.md"
 
 
-class ExportOutputExists(ValueError):
+INTENT = ".export-intent.json"  # on a store: the keys an export is about to write
+SCRATCH_OWNER = "_export_owner.json"  # in the local scratch folder: which output made it
+
+
+class ExportOutputExists(OutputRefusedError):
     """The output already holds something: export writes only into nothing."""
 
 
-def refuse_existing(output: Location, storage: Storage) -> None:
+def refuse_existing(output: Location, storage: Storage, ours: frozenset[str] = frozenset()) -> None:
+    """Refuse an output that holds anything but the keys `ours` (a killed export's, by its intent)."""
     kind = storage.kind(str(output))
     if kind in ("file", "other"):
         raise ExportOutputExists(f"{output}: is a file (export writes a folder, and never overwrites)")
-    found = storage.entries_under(str(output)) if kind == "folder" else []
+    found = [entry for entry in storage.entries_under(str(output)) if entry not in ours] if kind == "folder" else []
     if found:
-        raise ExportOutputExists(f"{output}: not empty, it holds {found[0]} (export never overwrites)")
+        raise ExportOutputExists(f"{output}: not empty, it holds {found[0]!r} (export never overwrites)")
+
+
+def _killed_exports_keys(output: str, storage: Storage) -> frozenset[str]:
+    """On a store: what a killed export of this output left (its intent and the keys it names)."""
+    try:
+        intent = json.loads(storage.read_bytes(str(child(output, INTENT))))
+    except (FileNotFoundError, ValueError):
+        return frozenset()
+    if not isinstance(intent, dict) or intent.get("export") != output:
+        return frozenset()
+    return frozenset([str(child(output, INTENT)), *(str(child(output, key)) for key in intent.get("keys", []))])
+
+
+def _local_scratch(output: Path) -> Path:
+    """The hidden folder an export of `output` writes in; a killed export's (our note inside) is
+    removed, a look-alike refused untouched."""
+    scratch = output.with_name(f".{output.name}.export-inprogress")
+    if os.path.lexists(scratch):
+        note = scratch / SCRATCH_OWNER
+        try:
+            ours = (
+                scratch.is_dir() and not scratch.is_symlink() and json.loads(note.read_text())["output"] == str(output)
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            ours = False
+        if not ours:
+            raise ExportOutputExists(
+                f"{str(scratch)!r} is not an export folder of ours: refusing to touch it; move it away"
+            )
+        shutil.rmtree(scratch)  # a killed export's: written again whole
+    (scratch / DATA_DIR).mkdir(parents=True)
+    (scratch / SCRATCH_OWNER).write_text(json.dumps({"output": str(output)}) + "\n", encoding="utf-8")
+    return scratch
 
 
 def shard_name(number: int, shards: int, fmt: str) -> str:
@@ -109,14 +155,28 @@ def write_export(
 ) -> Written:
     """Write every document into the output's shards and the card; `render_card(figures, written)`
     gives the card's text once the figures of every row are in."""
-    refuse_existing(output, storage)
+    on_store = local_path(output) is None  # a store: each shard uploaded when done, the card last
+    if not on_store:
+        output = settled_output(Path(output), "export --output")
+    with output_lock(storage, str(output)):
+        return _write_locked(documents, output, fmt, shard_bytes, card, render_card, storage, on_store)
+
+
+def _write_locked(documents, output, fmt, shard_bytes, card, render_card, storage, on_store: bool) -> Written:
     shards = max(1, math.ceil(documents.text_bytes / shard_bytes)) if documents.rows else 1
     per_shard = max(1, math.ceil(documents.rows / shards)) if documents.rows else 1
     shards = max(1, math.ceil(documents.rows / per_shard)) if documents.rows else 1
-    on_store = local_path(output) is None  # a store: each shard uploaded when done, the card last
-    local_out = Path(output)
-    scratch = Path(tempfile.mkdtemp(prefix=".export-", dir=None if on_store else _parent(local_out)))
-    (scratch / DATA_DIR).mkdir()
+    if on_store:
+        killed = _killed_exports_keys(str(output), storage)
+        refuse_existing(output, storage, killed | {str(child(output, LEASE_NAME))})  # the lease: ours, held now
+        storage.delete(sorted(killed))
+        keys = [shard_name(n, shards, fmt) for n in range(shards)] + [CARD]
+        storage.put_bytes(str(child(output, INTENT)), json.dumps({"export": str(output), "keys": keys}).encode())
+        scratch = Path(tempfile.mkdtemp(prefix="corpus-pipeline-export-"))
+        (scratch / DATA_DIR).mkdir()
+    else:
+        refuse_existing(output, storage)
+        scratch = _local_scratch(output)
     written = Written()
     writer, current = None, -1
     for shard, table in _row_slices(documents.batches(storage), per_shard):
@@ -141,12 +201,12 @@ def write_export(
     (scratch / CARD).write_text(render_card(card, written), encoding="utf-8")
     if on_store:
         storage.put_file(str(scratch / CARD), str(child(output, CARD)))
-        os.remove(scratch / CARD)
-        os.rmdir(scratch / DATA_DIR)
-        os.rmdir(scratch)
+        storage.delete([str(child(output, INTENT))])  # complete: nothing of it is a killed export's
+        shutil.rmtree(scratch)
     else:
         refuse_existing(output, storage)  # nothing came there while it was written
-        os.rename(scratch, local_out)  # onto nothing, or onto an empty folder (POSIX rename)
+        os.remove(scratch / SCRATCH_OWNER)
+        os.rename(scratch, output)  # onto nothing, or onto an empty folder (POSIX rename)
     return written
 
 
@@ -154,12 +214,6 @@ def _empty_schema(documents: StageDocuments) -> pa.Schema:
     from corpus_pipeline.document import DOCUMENT_SCHEMA
 
     return pa.schema([DOCUMENT_SCHEMA.field(name) for name in documents.columns if name in DOCUMENT_SCHEMA.names])
-
-
-def _parent(path: Path) -> str:
-    parent = path.absolute().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    return str(parent)
 
 
 def _done(written: Written, scratch: Path, output: Location, storage: Storage, on_store: bool) -> None:

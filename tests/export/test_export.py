@@ -117,3 +117,48 @@ def test_a_mix_is_exported_in_shard_order_from_its_documents_parquet(tmp_path, m
     texts = {d["id"]: d["text"] for d in docs}
     assert loaded["id"] == order.column("id").to_pylist() and loaded["repeat"] == order.column("repeat").to_pylist()
     assert loaded["text"] == [texts[i] for i in loaded["id"]]
+
+
+def _killed_before_the_card(monkeypatch):
+    """The next export dies as `kill -9` would leave it: shards written, the card never."""
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt("killed before the card")
+
+    monkeypatch.setattr("corpus_pipeline.export.card.render", killed)
+
+
+def test_a_killed_export_is_finished_by_its_rerun_with_no_scratch_left(stage, tmp_path, monkeypatch):
+    output = tmp_path / "dataset"
+    with monkeypatch.context() as patch:
+        _killed_before_the_card(patch)
+        with pytest.raises(KeyboardInterrupt):
+            _export(stage, output, "--shard-mb", "0.02")
+    assert (tmp_path / ".dataset.export-inprogress").is_dir() and not output.exists()
+    assert _export(stage, output, "--shard-mb", "0.02") == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dataset"]
+    assert (output / "README.md").exists() and not (output / "_export_owner.json").exists()
+
+
+def test_a_killed_export_to_a_store_is_finished_by_its_rerun(stage, tmp_path, bucket, monkeypatch):
+    from corpus_pipeline.storage import Storage
+
+    prefix = f"s3://{bucket}/datasets/killed"
+    with monkeypatch.context() as patch:
+        _killed_before_the_card(patch)
+        with pytest.raises(KeyboardInterrupt):
+            _export(stage, prefix, "--shard-mb", "0.02")
+    storage = Storage()
+    assert any(uri.endswith(".parquet") for uri in storage.list_under(prefix))
+    assert _export(stage, prefix, "--shard-mb", "0.02") == 0
+    keys = sorted(uri.removeprefix(prefix + "/") for uri in storage.list_under(prefix))
+    assert keys[0] == "README.md" and all(key.startswith("data/train-") for key in keys[1:])
+
+
+def test_a_second_export_of_one_output_exits_75_and_writes_nothing(stage, tmp_path):
+    from corpus_pipeline.storage import Storage
+    from corpus_pipeline.storage.locks import output_lock
+
+    output = tmp_path / "dataset"
+    with output_lock(Storage(), str(output)):
+        assert _export(stage, output) == 75
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

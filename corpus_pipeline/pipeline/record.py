@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from corpus_pipeline.engine.layout import RUN_RECORD
 from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.pipeline.context import RunPlan, StepOutcome
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.json_files import read_json, write_json
 from corpus_pipeline.storage.locations import shown
 
-RECORD_FILE = "run_record.json"
+RECORD_FILE = RUN_RECORD
 
 
 def utc_now() -> str:

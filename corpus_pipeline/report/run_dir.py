@@ -14,12 +14,15 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.layout import KEPT_HERE
+from corpus_pipeline.engine.layout import KEPT_HERE, RUN_RECORD
+from corpus_pipeline.engine.output_guard import read_marker
 from corpus_pipeline.engine.registry import STAGES as REGISTRY
 from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS, MissingInputError, input_parts, read_success
 from corpus_pipeline.engine.task_output import REJECTED_DIR
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.errors import OutputRefusedError
+from corpus_pipeline.storage.locations import Location, child
 from corpus_pipeline.storage.parquet import columns_present
 
 # The report reads local stage directories (a run on a store through its local copy, store_copy.py).
@@ -34,6 +37,30 @@ DOCUMENT_STAGES = tuple(spec.name for spec in REGISTRY if spec.output == "docume
 
 class ReportInputError(ValueError):
     """A run directory, or a file in it, that the report cannot read."""
+
+
+class NotARunError(OutputRefusedError):
+    """A folder that holds no finished stage: the report would write its page into the user's folder."""
+
+
+def refuse_unless_run(run_dir: Location, storage: Storage) -> None:
+    """A run directory holds the record of a `run` (run_record.json), or a finished stage of ours
+    (`<stage>/_SUCCESS`, a stage directory of any name), directly or in `sources/<name>/`."""
+    if storage.kind(str(run_dir)) == "missing":
+        raise ReportInputError(f"{run_dir}: no such directory")
+    if storage.kind(str(child(run_dir, RUN_RECORD))) == "file":
+        return
+    base = str(run_dir).rstrip("/") + "/"
+    stages = [
+        uri[: -len(SUCCESS) - 1]
+        for uri in storage.list_under(str(run_dir))
+        if uri.endswith(f"/{SUCCESS}") and uri[len(base) :].count("/") in (1, 3)  # <stage>/, sources/<n>/<stage>/
+    ]
+    if not any(read_marker(stage, storage) is not None for stage in stages):
+        raise NotARunError(
+            f"{run_dir} is not a run directory: it holds no {RUN_RECORD} and no finished stage "
+            "(<stage>/_SUCCESS); the report writes nothing there"
+        )
 
 
 @dataclass

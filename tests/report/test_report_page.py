@@ -75,8 +75,9 @@ def test_a_run_that_stopped_early_renders_not_run_sections(report_run, tmp_path)
     assert funnel["normalize"].done and not funnel["dedup"].done
     assert funnel["normalize"].tokens_out is None  # no tokenizer ran: no estimate
     assert result.figures.final_stage == "normalize" and result.figures.languages_final.total == 22
-    empty = write_report(copy_run(report_run, tmp_path / "empty", ()), config())
-    assert "not run: no stage finished in this run" in section_text(parse(empty.path), "funnel")
+    empty = copy_run(report_run, tmp_path / "empty", ())
+    (empty / "run_record.json").write_text("{}")  # a run whose first step failed
+    assert "not run: no stage finished in this run" in section_text(parse(write_report(empty, config()).path), "funnel")
 
 
 def test_unreadable_inputs_are_clear_errors(report_run, tmp_path, capsys):  # noqa: F811

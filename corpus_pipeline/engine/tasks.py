@@ -113,12 +113,23 @@ def _source_tables(
         yield split_verdicts(read.table, schema, read.reasons, read.details, stats, out)
 
 
+class PartReadError(RuntimeError):
+    """A part file of the input stage that cannot be read (cut, corrupt, an I/O error): named."""
+
+
 def _part_tables(task: Task, schema: pa.Schema, storage: Storage) -> Iterator[pa.Table]:
     if not task.row_groups:
         return
     with open_parquet(storage, task.path) as part:
-        for batch in part.iter_batches(batch_size=ROWS_PER_WRITE, row_groups=list(task.row_groups)):
-            yield conform(batch, schema)
+        try:
+            for batch in part.iter_batches(batch_size=ROWS_PER_WRITE, row_groups=list(task.row_groups)):
+                yield conform(batch, schema)
+        except (OSError, pa.ArrowException) as error:
+            reason = (str(error).strip() or type(error).__name__).splitlines()[0]
+            where = str(task.path)
+            raise PartReadError(
+                f"{where!r}: cannot read this part of the input stage ({reason}); run the stage that wrote it again"
+            ) from error
 
 
 def run_chain_task(chain: Chain, task: Task) -> dict[str, StageStats]:

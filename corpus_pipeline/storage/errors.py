@@ -15,6 +15,11 @@ class StorageAccessError(ValueError):
     an endpoint that does not answer. The CLI exits 2, as for any input that is not there."""
 
 
+class InputRefusedError(FileNotFoundError):
+    """An input path that cannot be read as given (a FIFO, socket or device, a loop of links, a
+    dangling link, a name that is not UTF-8): refused before any task, naming it (exit 2)."""
+
+
 class OutputRefusedError(ValueError):
     """A path that writing would damage (a user's file or folder, a device, a name that only looks
     like one of ours): refused before anything is written or opened there (exit 2)."""

@@ -20,6 +20,7 @@ import re
 import stat
 from collections.abc import Callable
 
+from corpus_pipeline.storage.errors import InputRefusedError
 from corpus_pipeline.storage.storage import S3_SCHEME, Storage, is_object_uri, split_uri
 
 log = logging.getLogger(__name__)
@@ -86,19 +87,30 @@ def _regular_files(paths: list[str], named: bool) -> list[str]:
             mode = os.stat(path).st_mode
         except OSError as error:
             if error.errno == errno.ELOOP:
-                raise FileNotFoundError(f"--input {path!r}: a loop of symbolic links, no file") from None
+                raise InputRefusedError(f"--input {path!r}: a loop of symbolic links, no file") from None
             if not os.path.islink(path):
                 raise
             mode, why = None, f"a link to {os.readlink(path)!r}, which is not there"
         else:
             why = "a FIFO, socket or device, not a file: never opened (a FIFO blocks its reader)"
         if mode is not None and stat.S_ISREG(mode):
-            regular.append(path)
-        elif mode is None or not stat.S_ISDIR(mode):
+            if _utf8(path):
+                regular.append(path)
+                continue
+            mode, why = None, "its name is not UTF-8 (the file_path column and the task plan are text): rename it"
+        if mode is None or not stat.S_ISDIR(mode):
             if named:
-                raise FileNotFoundError(f"--input {path!r}: {why}")
+                raise InputRefusedError(f"--input {path!r}: {why}")
             log.warning("input: skipped %r: %s", path, why)
     return regular
+
+
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # os.fsdecode kept undecodable bytes as lone surrogates
+        return False
+    return True
 
 
 def matching_objects(storage: Storage, argument: str, suffixes: tuple[str, ...]) -> list[str]:

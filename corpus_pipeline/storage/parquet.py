@@ -13,11 +13,20 @@ import pyarrow.parquet as pq
 from corpus_pipeline.storage.storage import Storage
 
 
+class UnreadableParquetError(OSError):
+    """A Parquet file whose footer cannot be read (cut, corrupt, an I/O error): the message names it."""
+
+
 @contextlib.contextmanager
 def open_parquet(storage: Storage, path: str) -> Iterator[pq.ParquetFile]:
     source = storage.parquet_source(path)
     try:
-        with pq.ParquetFile(source) as parquet:
+        try:
+            opened = pq.ParquetFile(source)
+        except (OSError, pa.ArrowException) as error:
+            reason = (str(error).strip() or type(error).__name__).splitlines()[0]
+            raise UnreadableParquetError(f"{str(path)!r}: not a readable Parquet file ({reason})") from error
+        with opened as parquet:
             yield parquet
     finally:
         if source is not path:  # an object's stream, ours to close

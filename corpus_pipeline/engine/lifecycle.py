@@ -5,8 +5,8 @@ publish atomically (schemas/stage_dir.md).
 `run_chain` runs a source or document stage and the document stages after it in one pass over each
 task (a fused pass: each stage still writes its own directory); `run_global` runs a stage that sees
 all documents at once (dedup, train-tokenizer, tokenize, crawl, mix) through its `run(...)` hook.
-Both ask only the stage store's protocol (stage_dir.StageDir, object_stage.ObjectStageDir: the same
-calls), never which scheme an output has.
+Both ask only the stage store's protocol (store_protocol.StageStore, answered by stage_dir.StageDir
+and object_stage.ObjectStageDir), never which scheme an output has.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from corpus_pipeline.config import EngineConfig
 from corpus_pipeline.engine.stage_dir import (
     KEPT_HERE,
     Location,
-    StageDir,
     check_output_apart,
     fingerprint,
     input_parts,
@@ -31,6 +30,7 @@ from corpus_pipeline.engine.stage_dir import (
     open_stage_dir,
     read_success,
 )
+from corpus_pipeline.engine.store_protocol import StageStore, StageWork
 from corpus_pipeline.engine.task_output import COMMITTED_DIR, distribute
 from corpus_pipeline.engine.task_plan import file_identity, plan_file_tasks, plan_part_tasks
 from corpus_pipeline.engine.tasks import Chain, run_chain_task
@@ -77,10 +77,10 @@ class GlobalStage(ABC):
         return []
 
     @abstractmethod
-    def run(self, input_dir: Location | list[Location] | None, work, executor: Executor) -> dict:
+    def run(self, input_dir: Location | list[Location] | None, work: StageWork, executor: Executor) -> dict:
         """Write the stage's output through `work`; returns facts for its `_SUCCESS` marker."""
 
-    def finish(self, work) -> None:  # noqa: B027 - an optional hook, not abstract
+    def finish(self, work: StageWork) -> None:  # noqa: B027 - an optional hook, not abstract
         """Runs once every committed task's files are in `work` (token shards get their numbers)."""
 
 
@@ -96,8 +96,8 @@ def _stage_config(stage, write_kept: bool) -> str:
 
 def chain_dirs(
     stages, source: list[str] | Location, outputs: list[Location], engine: EngineConfig, storage: Storage
-) -> list[StageDir]:
-    """The StageDir (output and fingerprint) of each stage of a chain, before anything runs."""
+) -> list[StageStore]:
+    """The stage store (output and fingerprint) of each stage of a chain, before anything runs."""
     if isinstance(source, list):
         identity = [file_identity(path, stages[0].storage) for path in source]
     else:
@@ -161,7 +161,7 @@ def _abandon_unless_resumable(dirs) -> None:
             stage_dir.abandon()
 
 
-def _run_tasks(stages, source, dirs: list[StageDir], write_kept, executor, engine, storage) -> list[StageResult]:
+def _run_tasks(stages, source, dirs: list[StageStore], write_kept, executor, engine, storage) -> list[StageResult]:
     started = time.perf_counter()
     for stage_dir in dirs:
         stage_dir.begin()
@@ -200,7 +200,7 @@ def _input_schema(parts: list[Location], storage: Storage):
     return parquet_schema(storage, parts[0])
 
 
-def _publish(stages, dirs: list[StageDir], write_kept, wall: float) -> list[StageResult]:
+def _publish(stages, dirs: list[StageStore], write_kept, wall: float) -> list[StageResult]:
     """Complete every stage's directory, then rename them into place (or write their manifests) in order."""
     fused = {"fused_with": [stage.name for stage in stages], **dirs[-1].fused_marker()} if len(stages) > 1 else {}
     # A fused pass has one wall clock; each stage is given its share of the measured task time.
@@ -225,7 +225,7 @@ def global_dir(
     output: Location,
     executor: Executor,
     storage: Storage,
-) -> StageDir:
+) -> StageStore:
     identity = [read_success(path, storage)["fingerprint"] for path in _input_dirs(input_dir)]
     identity += stage.input_identity(executor)
     return open_stage_dir(location(output), fingerprint(stage.name, stage.config_fingerprint(), identity), storage)

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from corpus_pipeline import __version__
 from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, KEPT_HERE, STATS_DIR, STATS_FILE, SUCCESS, WORK
-from corpus_pipeline.engine.output_guard import StageStore, named_by_work_area, read_marker
+from corpus_pipeline.engine.output_guard import OutputClaim, named_by_work_area, read_marker
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locks import LEASE_NAME
@@ -112,7 +112,7 @@ def forget_stale_records(storage: Storage, area: str, planned: dict[str, str]) -
 
 
 @dataclass
-class ObjectStageDir(StageStore):
+class ObjectStageDir(OutputClaim):
     output: str
     fingerprint: str
     storage: Storage
@@ -136,13 +136,12 @@ class ObjectStageDir(StageStore):
     def done_stats(self) -> StageStats:
         return StageStats.from_dict(read_marker(self.output, self.storage)["stats"])
 
-    def begin(self) -> ObjectWork:
+    def begin(self) -> None:
         """The commit area, keeping this fingerprint's records (their tasks are reused); the records
         of another input or config are useless now."""
         mine = self.work + "/"
         others = [u for u in self.storage.list_under(join(self.output, WORK)) if not u.startswith(mine)]
         self._discard(others, read_marker(self.output, self.storage))
-        return ObjectWork(self.output, self.fingerprint, self.storage)
 
     def _discard(self, work_objects: list[str], manifest: dict | None) -> None:
         """Delete commit-area objects and the objects their records, intents and retire lists name,
@@ -170,7 +169,8 @@ class ObjectStageDir(StageStore):
     tasks_share_work = False  # tasks commit records; their files are uploaded, never shared
 
     def global_work(self) -> ObjectWork:
-        return self.begin()
+        self.begin()
+        return ObjectWork(self.output, self.fingerprint, self.storage)
 
     def forget_stale_tasks(self, chain: list, planned: dict[str, str]) -> None:
         forget_stale_records(self.storage, self.work, planned)
@@ -271,7 +271,7 @@ class ObjectStageDir(StageStore):
         stats = self.complete(stage_name, wall_seconds, work, **marker)
         self.publish()
         if work is not None:
-            work.close()
+            work.close()  # its scratch directory, uploaded now
         return stats
 
 

@@ -125,7 +125,7 @@ def check_output_apart(output, inputs: list[str | Path]) -> None:
             )
 
 
-class StageStore:
+class OutputClaim:
     """What both placements of a stage directory share (engine/stage_dir.py, object_stage.py):
     the claim on the output, taken before anything is written there."""
 

@@ -37,7 +37,8 @@ def publish_rows(
     stage_dir = open_stage_dir(Path(directory), fingerprint(stage, str(schema), [digest]), Storage())
     if stage_dir.is_done():
         return stage_dir.output
-    work = stage_dir.begin()
+    stage_dir.begin()
+    work = stage_dir.work
     for number, rows in enumerate(parts):
         drops = dropped if number == 0 else []
         table = pa.Table.from_pylist(rows + [row for row, _ in drops], schema=schema)

@@ -8,7 +8,8 @@ sibling `.<name>.inprogress-<fingerprint>` that is renamed into place, so a read
 half-written stage; the fingerprint in its name means a killed run resumes only into work done for
 the same input and config. On a store nothing renames: the same promises are kept by writing
 objects in an order (engine/object_stage.py). `open_stage_dir` picks the placement; both share
-`StageStore`'s claim (guard and lock) and marker.
+`OutputClaim`'s claim (guard and lock) and marker, and answer the one protocol
+(store_protocol.StageStore).
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from corpus_pipeline.engine.layout import (
 from corpus_pipeline.engine.object_stage import ObjectStageDir
 from corpus_pipeline.engine.output_guard import (
     ForeignOutputError,
+    OutputClaim,
     OutputOverlapsInputError,
-    StageStore,
     check_output_apart,
     read_marker,
     refuse_foreign,
@@ -129,7 +130,7 @@ def input_parts(input_dir: Location, storage: Storage) -> list[Location]:
 
 
 @dataclass
-class StageDir(StageStore):
+class StageDir(OutputClaim):
     output: Path
     fingerprint: str
     storage: Storage = field(default_factory=Storage)
@@ -176,7 +177,7 @@ class StageDir(StageStore):
     def done_stats(self) -> StageStats:
         return StageStats.read(self.output / STATS_FILE)
 
-    def begin(self) -> Path:
+    def begin(self) -> None:
         """The work directory, kept from an interrupted attempt (its finished tasks are reused)."""
         self.output.parent.mkdir(parents=True, exist_ok=True)
         for stale in self.output.parent.glob(f".{self.output.name}.inprogress-*"):
@@ -194,7 +195,6 @@ class StageDir(StageStore):
         (self.work / SUCCESS).unlink(missing_ok=True)  # one that could not be read: redone
         # Attempts that never committed belong to a dead driver (the output lock: one driver at a time).
         shutil.rmtree(self.work / ATTEMPTS_DIR, ignore_errors=True)
-        return self.work
 
     def abandon(self, work: LocalWork | None = None) -> None:
         """A stage refused after it began: its work is of no use to a rerun (the same config is
@@ -210,7 +210,8 @@ class StageDir(StageStore):
     tasks_share_work = True  # a global stage's tasks commit into the work directory itself
 
     def global_work(self) -> LocalWork:
-        return LocalWork(self.begin(), self.storage)
+        self.begin()
+        return LocalWork(self.work, self.storage)
 
     def forget_stale_tasks(self, chain: list[StageDir], planned: dict[str, str]) -> None:
         """Remove the files of tasks that are not in the plan, or were run for another input slice."""
@@ -234,9 +235,18 @@ class StageDir(StageStore):
     def task_seconds(self, stage_name: str, last: StageDir) -> float:
         return merge_task_stats(stage_name, list((self.work / STATS_DIR).glob("*.json"))).task_seconds
 
-    def complete(self, stage_name: str, wall_seconds: float, kept: str = KEPT_HERE, **marker) -> StageStats:
+    def complete(
+        self,
+        stage_name: str,
+        wall_seconds: float,
+        work: LocalWork | None = None,
+        kept: str = KEPT_HERE,
+        area: str | None = None,
+        **marker,
+    ) -> StageStats:
         """Merge the task counters, check them, and write `_stats.json` and `_SUCCESS` in the work
-        directory (not yet visible: `publish` renames it into place)."""
+        directory (not yet visible: `publish` renames it into place). `work` and `area` name what a
+        store's stage reads its files and records from; here every file is in the work directory."""
         stats = merge_task_stats(stage_name, list((self.work / STATS_DIR).glob("*.json")))
         stats.check_balanced()
         stats.seconds = wall_seconds
@@ -270,7 +280,7 @@ class StageDir(StageStore):
         remove_replaced(retired, previous)
 
     def finish(self, stage_name: str, wall_seconds: float, work: LocalWork | None = None, **marker) -> StageStats:
-        stats = self.complete(stage_name, wall_seconds, **marker)
+        stats = self.complete(stage_name, wall_seconds, work, **marker)
         self.publish()
         return stats
 
@@ -337,3 +347,6 @@ class LocalWork:
 
     def local_dir(self, stage: str) -> Path:
         return self.directory
+
+    def close(self) -> None:
+        """Nothing to remove: the work directory is published whole."""

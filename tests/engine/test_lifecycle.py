@@ -100,7 +100,9 @@ def test_a_task_is_reused_only_under_its_own_identity(tmp_path, documents):
     config = PipelineConfig.model_validate({"langid": {"allowed_languages": ["en"]}})
     clean = run_stage("langid", documents, tmp_path / "clean", config, LocalExecutor())
     output = tmp_path / "resumed"
-    work = planned_dirs(["langid"], documents, [output], config, LocalExecutor())[0].begin()
+    planned = planned_dirs(["langid"], documents, [output], config, LocalExecutor())[0]
+    planned.begin()  # an earlier attempt's work directory
+    work = planned.work
     # An earlier attempt that planned part-00000 over other rows left a "finished" task behind.
     attempt = TaskAttempt(work, "part-00000", "part-00009.parquet|row groups 0-0|5 rows")
     attempt.stage("langid", pq.read_schema(clean.output / "part-00000.parquet"), write_kept=True)

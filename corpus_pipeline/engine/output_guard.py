@@ -10,7 +10,6 @@ records name, is refused before anything is written, naming one thing found ther
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -86,27 +85,6 @@ def refuse_foreign(output, storage: Storage, what: str = "--output") -> None:
         f"{what} {output} holds {found[0]}{more}, which corpus_pipeline did not write: refusing to touch it; "
         "give an output that is new, empty, or a stage directory of ours"
     )
-
-
-def settled_output(output: Path, what: str = "--output") -> Path:
-    """The real path a local output names, settled before any work: a symlink is resolved once
-    (what is guarded, written and replaced is its target; the link itself stays as it is); a
-    dangling link, the current folder or one holding it, and a path that cannot be created are
-    refused (exit 2)."""
-    if os.path.islink(output) and not os.path.exists(output):
-        raise OutputRefusedError(f"{what} {str(output)!r} is a link to {os.readlink(output)!r}, which does not exist")
-    real = Path(os.path.realpath(output))
-    here = Path(os.path.realpath(os.getcwd()))
-    if real == here or here.is_relative_to(real):
-        raise OutputRefusedError(f"{what} {str(output)!r} is the current folder or holds it: give a folder inside it")
-    ancestor = real.parent
-    while not os.path.lexists(ancestor):
-        ancestor = ancestor.parent
-    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
-        raise OutputRefusedError(
-            f"{what} {str(output)!r} cannot be created: {str(ancestor)!r} is not a folder this user can write"
-        )
-    return real
 
 
 def _within(inner: str, outer: str) -> bool:

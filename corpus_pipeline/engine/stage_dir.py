@@ -41,12 +41,11 @@ from corpus_pipeline.engine.output_guard import (
     check_output_apart,
     read_marker,
     refuse_foreign,
-    settled_output,
 )
 from corpus_pipeline.engine.task_output import distribute, forget_task, task_identity_done
 from corpus_pipeline.stats import StageStats, merge_task_stats
 from corpus_pipeline.storage import Storage, is_object_uri
-from corpus_pipeline.storage.locations import Location, child, location
+from corpus_pipeline.storage.locations import Location, child, location, settled_output
 
 __all__ = [
     "KEPT_HERE",

@@ -1,11 +1,10 @@
 """Writing an export: the output is refused unless it is absent or empty (a file, a folder with
 files, an `s3://` prefix holding objects: exit 2 naming one), and nothing of anyone else's is ever
-deleted or overwritten; one export of an output at a time (its lock: exit 75). Locally the files
-are written in a hidden folder beside the output, `.<name>.export-inprogress` with our owner note
-inside, and renamed into place whole; on a store an intent object names every key before the first
-is written, each file is uploaded when complete, the card last, so a dataset whose README.md is
-there is complete. A killed export leaves only what its note or intent names: its rerun removes
-that and writes the export again.
+deleted or overwritten; one export of an output at a time (its lock: exit 75). An intent,
+`.export-intent.json`, names every file before the first is written; each file is placed when
+complete (a hard link locally, an upload to a store), the card last, so a dataset whose README.md
+is there is complete, and the intent goes. A killed export leaves only what its intent names: its
+rerun removes that and writes the export again, with nothing to delete by hand.
 
 Shards: `data/train-NNNNN-of-MMMMM.<suffix>`, as many as `shard_bytes` of text per shard needs,
 rows split evenly in order (the Hub's and `datasets`' layout for one `train` split).
@@ -17,7 +16,6 @@ import io
 import json
 import math
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,13 +25,12 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.output_guard import settled_output
 from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.export.card import CardFigures
 from corpus_pipeline.export.documents import StageDocuments
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.errors import OutputRefusedError
-from corpus_pipeline.storage.locations import local_path
+from corpus_pipeline.storage.locations import settled_output
 from corpus_pipeline.storage.locks import LEASE_NAME, output_lock
 
 SUFFIXES = {"parquet": ".parquet", "jsonl": ".jsonl.zst"}
@@ -42,7 +39,6 @@ CARD = "README.md"
 
 
 INTENT = ".export-intent.json"  # on a store: the keys an export is about to write
-SCRATCH_OWNER = "_export_owner.json"  # in the local scratch folder: which output made it
 
 
 class ExportOutputExists(OutputRefusedError):
@@ -68,28 +64,6 @@ def _killed_exports_keys(output: str, storage: Storage) -> frozenset[str]:
     if not isinstance(intent, dict) or intent.get("export") != output:
         return frozenset()
     return frozenset([str(child(output, INTENT)), *(str(child(output, key)) for key in intent.get("keys", []))])
-
-
-def _local_scratch(output: Path) -> Path:
-    """The hidden folder an export of `output` writes in; a killed export's (our note inside) is
-    removed, a look-alike refused untouched."""
-    scratch = output.with_name(f".{output.name}.export-inprogress")
-    if os.path.lexists(scratch):
-        note = scratch / SCRATCH_OWNER
-        try:
-            ours = (
-                scratch.is_dir() and not scratch.is_symlink() and json.loads(note.read_text())["output"] == str(output)
-            )
-        except (OSError, ValueError, KeyError, TypeError):
-            ours = False
-        if not ours:
-            raise ExportOutputExists(
-                f"{str(scratch)!r} is not an export folder of ours: refusing to touch it; move it away"
-            )
-        shutil.rmtree(scratch)  # a killed export's: written again whole
-    (scratch / DATA_DIR).mkdir(parents=True)
-    (scratch / SCRATCH_OWNER).write_text(json.dumps({"output": str(output)}) + "\n", encoding="utf-8")
-    return scratch
 
 
 def shard_name(number: int, shards: int, fmt: str) -> str:
@@ -155,35 +129,30 @@ def write_export(
 ) -> Written:
     """Write every document into the output's shards and the card; `render_card(figures, written)`
     gives the card's text once the figures of every row are in."""
-    on_store = local_path(output) is None  # a store: each shard uploaded when done, the card last
-    if not on_store:
-        output = settled_output(Path(output), "export --output")
-    with output_lock(storage, str(output)):
-        return _write_locked(documents, output, fmt, shard_bytes, card, render_card, storage, on_store)
+    output = settled_output(output, "export --output")
+    with output_lock(storage, str(output)), tempfile.TemporaryDirectory(prefix="corpus-pipeline-export-") as scratch:
+        return _write_locked(documents, output, fmt, shard_bytes, card, render_card, storage, Path(scratch))
 
 
-def _write_locked(documents, output, fmt, shard_bytes, card, render_card, storage, on_store: bool) -> Written:
+def _write_locked(documents, output, fmt, shard_bytes, card, render_card, storage, scratch: Path) -> Written:
     shards = max(1, math.ceil(documents.text_bytes / shard_bytes)) if documents.rows else 1
     per_shard = max(1, math.ceil(documents.rows / shards)) if documents.rows else 1
     shards = max(1, math.ceil(documents.rows / per_shard)) if documents.rows else 1
-    if on_store:
-        killed = _killed_exports_keys(str(output), storage)
-        refuse_existing(output, storage, killed | {str(child(output, LEASE_NAME))})  # the lease: ours, held now
-        storage.delete(sorted(killed))
-        keys = [shard_name(n, shards, fmt) for n in range(shards)] + [CARD]
-        storage.put_bytes(str(child(output, INTENT)), json.dumps({"export": str(output), "keys": keys}).encode())
-        scratch = Path(tempfile.mkdtemp(prefix="corpus-pipeline-export-"))
-        (scratch / DATA_DIR).mkdir()
-    else:
-        refuse_existing(output, storage)
-        scratch = _local_scratch(output)
+    killed = _killed_exports_keys(str(output), storage)
+    # The lease (a store's lock object) and the shards' folder are ours while this export runs.
+    held = {str(child(output, LEASE_NAME)), f"{child(output, DATA_DIR)}/"}
+    refuse_existing(output, storage, killed | held)
+    storage.delete(sorted(killed))
+    keys = [shard_name(n, shards, fmt) for n in range(shards)] + [CARD]
+    storage.put_bytes(str(child(output, INTENT)), json.dumps({"export": str(output), "keys": keys}).encode())
+    (scratch / DATA_DIR).mkdir()
     written = Written()
     writer, current = None, -1
     for shard, table in _row_slices(documents.batches(storage), per_shard):
         if shard != current:
             if writer is not None:
                 writer.close()
-                _done(written, scratch, output, storage, on_store)
+                _place(written.files[-1], scratch, output, storage)
             name = shard_name(shard, shards, fmt)
             written.files.append(name)
             written.rows.append(0)
@@ -197,28 +166,20 @@ def _write_locked(documents, output, fmt, shard_bytes, card, render_card, storag
         written.rows.append(0)
         writer = _ShardWriter(scratch / name, fmt, _empty_schema(documents))
     writer.close()
-    _done(written, scratch, output, storage, on_store)
+    _place(written.files[-1], scratch, output, storage)
     (scratch / CARD).write_text(render_card(card, written), encoding="utf-8")
-    if on_store:
-        storage.put_file(str(scratch / CARD), str(child(output, CARD)))
-        storage.delete([str(child(output, INTENT))])  # complete: nothing of it is a killed export's
-        shutil.rmtree(scratch)
-    else:
-        refuse_existing(output, storage)  # nothing came there while it was written
-        os.remove(scratch / SCRATCH_OWNER)
-        os.rename(scratch, output)  # onto nothing, or onto an empty folder (POSIX rename)
+    _place(CARD, scratch, output, storage)
+    storage.delete([str(child(output, INTENT))])  # complete: nothing of it is a killed export's
     return written
+
+
+def _place(name: str, scratch: Path, output: Location, storage: Storage) -> None:
+    """A complete file goes to the output (a hard link or an upload), and its local copy away."""
+    storage.put_linked(str(scratch / name), str(child(output, name)))
+    os.remove(scratch / name)
 
 
 def _empty_schema(documents: StageDocuments) -> pa.Schema:
     from corpus_pipeline.document import DOCUMENT_SCHEMA
 
     return pa.schema([DOCUMENT_SCHEMA.field(name) for name in documents.columns if name in DOCUMENT_SCHEMA.names])
-
-
-def _done(written: Written, scratch: Path, output: Location, storage: Storage, on_store: bool) -> None:
-    """A shard is complete: on a store, uploaded now (and its local copy removed)."""
-    if on_store:
-        name = written.files[-1]
-        storage.put_file(str(scratch / name), str(child(output, name)))
-        os.remove(scratch / name)

@@ -1,7 +1,7 @@
 """The run report: one static HTML page (inline SVG, no network) over a run directory.
 
 `write_report(run_dir, config, previous, output)` gathers the figures (`collect`), renders them
-(`html_page`) and writes the page through the store's guard (engine/owned_files.py: whole, and never
+(`html_page`) and writes the page through the store's guard (storage/owned_files.py: whole, and never
 over a file this project did not write); `corpus-pipeline report RUN_DIR` calls it. A folder that
 holds no finished stage is not a run: refused. A run directory on a store (`s3://...`) is read
 through a local copy of its stages (store_copy.py) and gets its page as one object,
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.owned_files import refuse_unless_ours, write_owned
+from corpus_pipeline.storage.owned_files import refuse_unless_ours, write_owned
 from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.report.collect import RunFigures, collect
 from corpus_pipeline.report.html_page import render

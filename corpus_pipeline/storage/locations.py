@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+from corpus_pipeline.storage.errors import OutputRefusedError
 from corpus_pipeline.storage.storage import is_object_uri
 
 Location = Path | str
@@ -23,6 +24,29 @@ def location(path: Location | str) -> Location:
         scheme = path.split("://")[0]
         raise ValueError(f"{path}: {scheme}:// is not supported; give s3://bucket/key (any S3 API store) or a path")
     return Path(path)
+
+
+def settled_output(output: Location, what: str = "--output") -> Location:
+    """The real path a local output names, settled before any work: a symlink is resolved once
+    (what is guarded, written and replaced is its target; the link itself stays as it is); a
+    dangling link, the current folder or one holding it, and a path that cannot be created are
+    refused (exit 2). An object URI is what it says: returned as it is."""
+    if is_object_uri(output):
+        return str(output).rstrip("/")
+    if os.path.islink(output) and not os.path.exists(output):
+        raise OutputRefusedError(f"{what} {str(output)!r} is a link to {os.readlink(output)!r}, which does not exist")
+    real = Path(os.path.realpath(output))
+    here = Path(os.path.realpath(os.getcwd()))
+    if real == here or here.is_relative_to(real):
+        raise OutputRefusedError(f"{what} {str(output)!r} is the current folder or holds it: give a folder inside it")
+    ancestor = real.parent
+    while not os.path.lexists(ancestor):
+        ancestor = ancestor.parent
+    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
+        raise OutputRefusedError(
+            f"{what} {str(output)!r} cannot be created: {str(ancestor)!r} is not a folder this user can write"
+        )
+    return real
 
 
 def child(base: Location, name: str) -> Location:

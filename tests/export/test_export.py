@@ -73,7 +73,7 @@ def test_an_output_that_holds_anything_is_refused_and_left_alone(stage, tmp_path
     empty = tmp_path / "empty"
     empty.mkdir()
     assert _export(stage, empty) == 0 and (empty / "README.md").exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".export-")]  # no scratch left behind
+    assert not [p for p in tmp_path.rglob(".export*")]  # no scratch left behind
 
 
 def test_an_export_to_a_store_writes_the_same_files_and_refuses_a_prefix_with_objects(stage, tmp_path, bucket, capsys):
@@ -133,10 +133,10 @@ def test_a_killed_export_is_finished_by_its_rerun_with_no_scratch_left(stage, tm
         _killed_before_the_card(patch)
         with pytest.raises(KeyboardInterrupt):
             _export(stage, output, "--shard-mb", "0.02")
-    assert (tmp_path / ".dataset.export-inprogress").is_dir() and not output.exists()
+    assert (output / ".export-intent.json").exists() and not (output / "README.md").exists()
     assert _export(stage, output, "--shard-mb", "0.02") == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dataset"]
-    assert (output / "README.md").exists() and not (output / "_export_owner.json").exists()
+    assert sorted(p.name for p in output.iterdir()) == ["README.md", "data"]
 
 
 def test_a_killed_export_to_a_store_is_finished_by_its_rerun(stage, tmp_path, bucket, monkeypatch):

@@ -15,10 +15,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from corpus_pipeline.engine.output_guard import settled_output
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.errors import OutputRefusedError
-from corpus_pipeline.storage.locations import Location, child, local_path
+from corpus_pipeline.storage.locations import Location, child, settled_output
 from corpus_pipeline.storage.locks import output_lock
 
 NOTE_SUFFIX = ".corpus-pipeline.json"
@@ -57,8 +56,7 @@ def _written_by_us(path: Location, storage: Storage) -> bytes | None:
 def write_owned(path: Location, data: bytes, storage: Storage, what: str = "--output") -> Location:
     """Write `data` at `path` (a local path or an object), refusing what is not ours; returns where
     it went (a link's target)."""
-    if local_path(path) is not None:
-        path = settled_output(Path(path), what)
+    path = settled_output(path, what)
     with output_lock(storage, str(path)):
         previous = _written_by_us(path, storage)
         replacing = [] if previous is None else [_digest(previous)]
@@ -70,6 +68,4 @@ def write_owned(path: Location, data: bytes, storage: Storage, what: str = "--ou
 
 def refuse_unless_ours(path: Location, storage: Storage) -> None:
     """Check, before long work, that writing `path` later will not be refused."""
-    if local_path(path) is not None:
-        path = settled_output(Path(path))
-    _written_by_us(path, storage)
+    _written_by_us(settled_output(path), storage)

@@ -3,7 +3,6 @@ extract could not read (its `_rejected/reason=read_error/` rows)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import pyarrow.parquet as pq
@@ -12,7 +11,7 @@ from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine.stage_dir import Location, stage_files
 from corpus_pipeline.engine.task_output import REJECTED_DIR
 from corpus_pipeline.storage import Storage
-from corpus_pipeline.storage.locations import local_path
+from corpus_pipeline.storage.locations import known_missing
 
 READ_ERROR = "read_error"
 # Files named one by one in the run record; past that only counted (a corrupt disk can fail
@@ -33,8 +32,7 @@ def list_crawl_files(arguments: list[str], expand: Callable[[list[str]], list[st
     `input_files`) under `arguments`; [] when the folders exist but hold none yet. A named local
     folder or file that does not exist is a config error, not an empty night (an `s3://` prefix
     cannot be told from an empty one: object stores have no folders)."""
-    named = [a for a in arguments if not any(c in a for c in "*?[") and local_path(a) is not None]
-    missing = [a for a in named if not os.path.exists(a)]
+    missing = [a for a in arguments if not any(c in a for c in "*?[") and known_missing(a)]
     if missing:
         raise FileNotFoundError(f"input {', '.join(missing)} does not exist")
     try:

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.storage.owned_files import refuse_unless_ours, write_owned
 from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.report.collect import RunFigures, collect
 from corpus_pipeline.report.html_page import render
 from corpus_pipeline.report.run_dir import ReportInputError, refuse_unless_run
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import local_path
+from corpus_pipeline.storage.owned_files import refuse_unless_ours, write_owned
 
 __all__ = ["ReportInputError", "ReportResult", "write_report"]
 

@@ -67,6 +67,12 @@ def local_path(path: str | os.PathLike) -> Path | None:
     return None if is_object_uri(path) else Path(path)
 
 
+def known_missing(path: str | os.PathLike) -> bool:
+    """Whether `path` is known not to exist: a local path that is not there. An object prefix never
+    is (a store has no folders: an empty prefix and a missing one look alike)."""
+    return not is_object_uri(path) and not os.path.lexists(path)
+
+
 def shown(path: str | os.PathLike) -> str:
     """How a message names a location: a local path resolved, a URI as it is."""
     return str(path) if is_object_uri(path) else str(Path(path).resolve())

@@ -2,13 +2,13 @@
 
 Each file starts with a warcinfo record; then a request and its response (or, for a page the
 server reported unchanged, a request and a `revisit` record) per fetch. warcio computes the
-block and payload digests. A file is written as `.NAME.tmp` and renamed to NAME only when closed,
+block and payload digests. A file is written under a hidden name (storage.local_files.WholeFile) and
+renamed to NAME only when closed,
 so readers (the extract stage) never see a half-written WARC.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from datetime import datetime, timezone
 from io import BytesIO
@@ -16,6 +16,8 @@ from pathlib import Path
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
+
+from corpus_pipeline.storage import local_files
 
 SERVER_NOT_MODIFIED = "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
 # The body is stored decoded (as Common Crawl does), so these headers no longer describe it;
@@ -58,7 +60,8 @@ class RollingWarcWriter:
         if self._writer is None:
             self.directory.mkdir(parents=True, exist_ok=True)
             self._path = self.directory / f"{self.prefix}-{len(self.files):05d}.warc.gz"
-            self._stream = open(self.directory / f".{self._path.name}.tmp", "wb")  # noqa: SIM115 - closed in _close
+            self._whole = local_files.WholeFile(self._path)
+            self._stream = open(self._whole.temporary, "wb")  # noqa: SIM115 - closed in _close
             self._writer = WARCWriter(self._stream, gzip=True, warc_version="1.1")
             info = self.info.encode()
             self._writer.write_record(
@@ -76,7 +79,7 @@ class RollingWarcWriter:
         if self._writer is None:
             return
         self._stream.close()
-        os.replace(self.directory / f".{self._path.name}.tmp", self._path)
+        self._whole.commit()
         self.files.append(self._path)
         self._writer = self._stream = self._path = None
 

@@ -20,6 +20,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from corpus_pipeline.demo.site import DemoPage, DemoSite, build_demo_site
+from corpus_pipeline.storage import local_files
 
 DEFAULT_CRAWL_DATE = datetime(2026, 1, 15, 8, 0, 0, tzinfo=timezone.utc)
 USER_AGENT = "corpus-pipeline-demo/0.1"
@@ -85,35 +86,28 @@ def write_demo_warc(site: DemoSite, path: str | os.PathLike, date: datetime = DE
     next to `path` and renamed, so an interrupted run never leaves a truncated WARC behind.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
     info = (
         f"software: corpus_pipeline.demo\r\nformat: WARC File Format 1.1\r\n"
         f"description: demo site {site.base_url} built with seed {site.seed}\r\n"
         f"robots: classic\r\nhttp-header-user-agent: {USER_AGENT}\r\n"
     ).encode()
-    try:
-        with tmp.open("wb") as out:
-            writer = WARCWriter(out, gzip=True, warc_version="1.1")
-            writer.write_record(
-                writer.create_warc_record(
-                    "",
-                    "warcinfo",
-                    payload=BytesIO(info),
-                    length=len(info),
-                    warc_headers_dict={
-                        "WARC-Record-ID": _record_id(site, "warcinfo", path.name),
-                        "WARC-Date": _warc_date(date),
-                        "WARC-Filename": path.name,
-                    },
-                )
+    with local_files.replaced_whole(path) as tmp, tmp.open("wb") as out:
+        writer = WARCWriter(out, gzip=True, warc_version="1.1")
+        writer.write_record(
+            writer.create_warc_record(
+                "",
+                "warcinfo",
+                payload=BytesIO(info),
+                length=len(info),
+                warc_headers_dict={
+                    "WARC-Record-ID": _record_id(site, "warcinfo", path.name),
+                    "WARC-Date": _warc_date(date),
+                    "WARC-Filename": path.name,
+                },
             )
-            for number, page in enumerate(site.pages):
-                _write_page(writer, site, page, date + timedelta(seconds=number))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        )
+        for number, page in enumerate(site.pages):
+            _write_page(writer, site, page, date + timedelta(seconds=number))
     return 1 + 2 * len(site.pages)
 
 

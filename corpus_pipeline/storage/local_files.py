@@ -7,6 +7,9 @@ import os
 import shutil
 import stat
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 
 def read_bytes(path: str) -> bytes:
@@ -23,29 +26,45 @@ def _temporary(path: str) -> str:
     return os.path.join(folder, f".{name}.{uuid.uuid4().hex[:12]}.tmp")
 
 
-def put_bytes(path: str, data: bytes) -> None:
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    temporary = _temporary(path)
+class WholeFile:
+    """The one way a local file is written whole: written at `temporary` (hidden, beside `path`,
+    unique to this writer), then renamed onto `path` by `commit()`, or removed by `discard()`. A
+    reader sees the old file or the new one, never half of one."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+        self.temporary = Path(_temporary(self.path))
+
+    def commit(self) -> None:
+        os.replace(self.temporary, self.path)
+
+    def discard(self) -> None:
+        if os.path.lexists(self.temporary):
+            os.unlink(self.temporary)
+
+
+@contextmanager
+def replaced_whole(path: str | os.PathLike) -> Iterator[Path]:
+    """A WholeFile for one block: committed when it ends, discarded when it raises."""
+    whole = WholeFile(path)
     try:
-        with open(temporary, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        yield whole.temporary
+        whole.commit()
     finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+        whole.discard()
+
+
+def put_bytes(path: str | os.PathLike, data: bytes) -> None:
+    with replaced_whole(path) as temporary, open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())  # the rename survives a power cut only with the bytes on disk
 
 
 def put_file(source: str, path: str) -> None:
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    temporary = _temporary(path)
-    try:
+    with replaced_whole(path) as temporary:
         shutil.copyfile(source, temporary)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
 
 
 def delete(path: str) -> None:

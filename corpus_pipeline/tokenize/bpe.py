@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from corpus_pipeline.config import TrainTokenizerConfig
+from corpus_pipeline.storage import local_files
 from corpus_pipeline.tokenize.pretokenize import pre_tokenizer
 
 EOD_TOKEN = "<|endoftext|>"
@@ -73,10 +74,7 @@ def train_bpe(text_batches: Iterable[list[str]], config: TrainTokenizerConfig):
 def save_tokenizer(tokenizer, path: Path) -> str:
     """Write atomically (a reader never sees half a file); returns the file's sha256."""
     data = tokenizer.to_str(pretty=True).encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.inprogress")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    local_files.put_bytes(path, data)
     return hashlib.sha256(data).hexdigest()
 
 

@@ -19,13 +19,14 @@ schemas/token_shards.md holds the same description for people.
 from __future__ import annotations
 
 import hashlib
-import os
 import struct
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from corpus_pipeline.storage import local_files
 
 MAGIC = b"MMIDIDX\x00\x00"
 VERSION = 1
@@ -73,8 +74,8 @@ class ShardWriter:
         self.eod = np.array([eod_id], dtype=self.dtype)
         self.lengths = array("i")
         self.tokens = 0
-        self._bin_tmp = path.with_name(f".{path.name}.bin.inprogress")
-        self._bin = open(self._bin_tmp, "wb", buffering=_WRITE_BUFFER)  # noqa: SIM115 - closed in close/abort
+        self._whole = local_files.WholeFile(path.with_name(path.name + ".bin"))
+        self._bin = open(self._whole.temporary, "wb", buffering=_WRITE_BUFFER)  # noqa: SIM115 - closed in close/abort
         self._bin_sha = hashlib.sha256()
 
     @property
@@ -110,10 +111,8 @@ class ShardWriter:
         index = b"".join(
             [header, lengths.astype("<i4").tobytes(), pointers.astype("<i8").tobytes(), documents.tobytes()]
         )
-        idx_tmp = self.path.with_name(f".{self.path.name}.idx.inprogress")
-        idx_tmp.write_bytes(index)
-        os.replace(self._bin_tmp, self.path.with_name(self.path.name + ".bin"))
-        os.replace(idx_tmp, self.path.with_name(self.path.name + ".idx"))
+        self._whole.commit()  # the .bin first: an .idx never names a missing .bin
+        local_files.put_bytes(self.path.with_name(self.path.name + ".idx"), index)
         return ShardFile(
             name=self.path.name,
             documents=len(lengths),
@@ -126,7 +125,7 @@ class ShardWriter:
 
     def abort(self) -> None:
         self._bin.close()
-        self._bin_tmp.unlink(missing_ok=True)
+        self._whole.discard()
 
 
 @dataclass

@@ -9,12 +9,12 @@ machine, so the same input and config give a byte-identical manifest.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 
 from corpus_pipeline import __version__
+from corpus_pipeline.storage import local_files
 from corpus_pipeline.tokenize.indexed_dataset import CODE_OF_DTYPE, VERSION, ShardFile
 
 MANIFEST_FILE = "manifest.json"
@@ -62,9 +62,7 @@ def build_manifest(
 
 def write_manifest(directory: Path, manifest: dict) -> Path:
     path = directory / MANIFEST_FILE
-    tmp = path.with_name(f".{path.name}.inprogress")
-    tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    local_files.put_bytes(path, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return path
 
 

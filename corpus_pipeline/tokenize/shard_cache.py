@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus_pipeline.engine.stage_dir import read_success, stage_files
-from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage import Storage, local_files
 from corpus_pipeline.tokenize.bpe import file_sha256
 from corpus_pipeline.tokenize.manifest import MANIFEST_FILE, TOKENIZER_FILE, read_manifest
 from corpus_pipeline.user_cache import user_cache_dir
@@ -135,10 +135,8 @@ def is_complete(directory: Path) -> bool:
 
 
 def _write_marker(marker: Path, uri: str, records: dict, complete: bool) -> None:
-    temporary = marker.with_name(f".{MARKER}.tmp")
     state = {"source": uri, "complete": complete, "files": dict(sorted(records.items()))}
-    temporary.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
-    os.replace(temporary, marker)
+    local_files.put_bytes(marker, (json.dumps(state, indent=2) + "\n").encode("utf-8"))
 
 
 class _Copy:
@@ -161,17 +159,15 @@ class _Copy:
         if local.exists() and self._still_good(local, old, identity, size, sha256):
             self.records[name] = {"object": identity, "bytes": local.stat().st_size, "sha256": sha256 or old["sha256"]}
             return
-        temporary = local.with_name(f".{name}.download")
-        self.storage.get_file(uri, str(temporary))
-        actual_size, actual_sha = temporary.stat().st_size, file_sha256(temporary)
-        if (size is not None and actual_size != size) or (sha256 is not None and actual_sha != sha256):
-            temporary.unlink()
-            said = f"sha256 {sha256[:12]}" if size is None else f"{size:,} bytes with sha256 {sha256[:12]}"
-            raise ShardCacheError(
-                f"{uri}: {actual_size:,} bytes with sha256 {actual_sha[:12]}, but manifest.json says {said}: "
-                "the object changed after its stage committed; rerun that stage"
-            )
-        os.replace(temporary, local)
+        with local_files.replaced_whole(local) as temporary:
+            self.storage.get_file(uri, str(temporary))
+            actual_size, actual_sha = temporary.stat().st_size, file_sha256(temporary)
+            if (size is not None and actual_size != size) or (sha256 is not None and actual_sha != sha256):
+                said = f"sha256 {sha256[:12]}" if size is None else f"{size:,} bytes with sha256 {sha256[:12]}"
+                raise ShardCacheError(
+                    f"{uri}: {actual_size:,} bytes with sha256 {actual_sha[:12]}, but manifest.json says {said}: "
+                    "the object changed after its stage committed; rerun that stage"
+                )
         self.records[name] = {"object": identity, "bytes": actual_size, "sha256": actual_sha}
         with self.counting:
             self.downloaded += 1

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ import numpy as np
 
 from corpus_pipeline.config import TokenizeConfig
 from corpus_pipeline.engine.stage_dir import read_stage_bytes
-from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage import Storage, local_files
 from corpus_pipeline.storage.locations import local_path
 from corpus_pipeline.tokenize.bpe import choose_dtype, file_sha256, load_tokenizer, token_id, vocab_size
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE
@@ -51,9 +50,7 @@ def fetch_tokenizer(uri: str, storage: Storage) -> Path:
     folder.mkdir(exist_ok=True)
     path = folder / f"{hashlib.sha256(data).hexdigest()}.json"
     if not path.exists():
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        local_files.put_bytes(path, data)
     return path
 
 

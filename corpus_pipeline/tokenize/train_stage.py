@@ -7,7 +7,6 @@ the lifecycle's `_stats.json` and `_SUCCESS`: the same input and config do nothi
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
 from corpus_pipeline.engine.stage_dir import Location, child, input_parts, read_stage_bytes
 from corpus_pipeline.engine.task_output import STATS_DIR
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage import Storage, local_files
 from corpus_pipeline.storage.parquet import parquet_schema
 from corpus_pipeline.tokenize import local_jobs
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe, vocab_size
@@ -92,9 +91,9 @@ class TrainTokenizerStage(GlobalStage):
         tokenizer = train_bpe(_sample_batches(texts, plan, self.config.max_document_chars), self.config)
         sha = save_tokenizer(tokenizer, work.file(TOKENIZER_FILE))
         record = {"sha256": sha, "vocab_size": vocab_size(tokenizer), "sample": plan.to_dict()}
-        tmp = work.file(f".{TRAINING_RECORD}.inprogress")
-        tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, work.file(TRAINING_RECORD))
+        local_files.put_bytes(
+            work.file(TRAINING_RECORD), (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
+        )
         # It reads every document and drops none: in == kept, the sample in `extra`.
         stats = StageStats(STAGE, tasks=1)
         for language, (docs, nbytes) in sorted(totals.items()):

@@ -51,8 +51,8 @@ def test_signal_columns_are_typed_and_prefixed():
     prefixes = ("gopher_", "c4_", "fineweb_", "spam_", "blocklist_")
     others = {"vocab_coverage", "char_entropy", "dup_content_hash", "quality_classifier_score", "quality_score"}
     assert all(name.startswith(prefixes) or name in others | {"retained_noise"} for name in types)
-    # 20 Gopher, 5 C4, 4 FineWeb, 6 spam, 3 corpus, classifier, embedding head, 3 blocklists, noise flag
-    assert len(types) == 44
+    # 20 Gopher, 7 C4, 4 FineWeb, 6 spam, 3 corpus, classifier, embedding head, 3 blocklists, noise flag
+    assert len(types) == 46
 
 
 def test_clean_english_and_chinese_are_kept_with_every_signal_filled():

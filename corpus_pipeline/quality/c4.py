@@ -36,7 +36,6 @@ from corpus_pipeline.quality.words import CLOSERS, Segments, ends_sentence, word
 
 TERMINAL_PUNCTUATION = (".", "!", "?", '"', "'", "”", "’", "…", "。", "！", "？", "．", "」", "』", "｡")
 # C4's line filter: terminal punctuation but not an ellipsis (a truncated teaser, "Read more...").
-LINE_TERMINALS = tuple(mark for mark in TERMINAL_PUNCTUATION if mark != "…")
 ELLIPSES = ("...", "…")
 MIN_WORDS_PER_LINE = 3
 MAX_WORD_CHARS = 1000
@@ -87,45 +86,52 @@ def _has_policy(lower: str) -> bool:
     return any(map(lower.__contains__, POLICY_HINTS)) and _POLICY.search(lower) is not None
 
 
-def line_filters(lines: list[str]) -> tuple[int, int, int, int]:
-    """C4's line filters over stripped, non-empty lines: (lines kept, their sentences, lorem ipsum
-    lines and curly-bracket lines among those C4 checks for them)."""
-    kept = sentences = lorem = curly = 0
+def line_filters(lines: list[str], lower: str) -> tuple[int, int, int, int, int]:
+    """C4's line filters over stripped, non-empty lines (`lower`: the whole text, lower-cased):
+    (lines ending in terminal punctuation, lines kept, their sentences, lorem ipsum lines and
+    curly-bracket lines among those C4 checks for them). The substring checks look at a line only
+    when the whole text holds the substring: most pages hold none of them."""
+    has_lorem, has_javascript, has_curly = "lorem ipsum" in lower, "javascript" in lower, "{" in lower
+    has_policy = _has_policy(lower)
+    terminal = kept = sentences = lorem = curly = 0
     for line in lines:
-        if len(line) > MAX_WORD_CHARS and any(len(word) > MAX_WORD_CHARS for word in line.split()):
-            continue
+        ends = ends_sentence(line, TERMINAL_PUNCTUATION)
+        terminal += ends
         if "[" in line:
             line = _CITATION.sub("", line).strip()
-        if not ends_sentence(line, LINE_TERMINALS) or line.rstrip(CLOSERS).endswith(ELLIPSES):
+            ends = ends_sentence(line, TERMINAL_PUNCTUATION)
+        if not ends or line.rstrip(CLOSERS).endswith(ELLIPSES):
             continue
-        # C4 counts whitespace words; word units count a Chinese line's characters (and the units
-        # are found only for the few short lines, the split is cheap).
-        if len(line.split()) < MIN_WORDS_PER_LINE and len(word_units(line)) < MIN_WORDS_PER_LINE:
+        # C4 counts whitespace words; word units count a Chinese line's characters (found only
+        # for the few lines with fewer than 3 whitespace words).
+        if len(line.split(None, MIN_WORDS_PER_LINE - 1)) < MIN_WORDS_PER_LINE and (
+            len(word_units(line)) < MIN_WORDS_PER_LINE
+        ):
             continue
-        lower = line.lower()
-        if "lorem ipsum" in lower:
+        if len(line) > MAX_WORD_CHARS and any(len(word) > MAX_WORD_CHARS for word in line.split()):
+            continue
+        line_lower = line.lower() if has_lorem or has_javascript or has_policy else ""
+        if has_lorem and "lorem ipsum" in line_lower:
             lorem += 1
             continue
-        if "javascript" in lower:
+        if has_javascript and "javascript" in line_lower:
             continue
-        if "{" in line:
+        if has_curly and "{" in line:
             curly += 1
             continue
-        if _has_policy(lower):
+        if has_policy and _POLICY.search(line_lower):
             continue
         kept += 1
         sentences += max(1, len(_SENTENCE_END.findall(line)))
-    return kept, sentences, lorem, curly
+    return terminal, kept, sentences, lorem, curly
 
 
 def signals(seg: Segments) -> dict[str, float | int]:
     lines, lower = seg.lines, seg.lower
     policy = sum(bool(_POLICY.search(line)) for line in lower.split("\n")) if _has_policy(lower) else 0
-    kept, sentences, lorem, curly = line_filters(lines)
+    terminal, kept, sentences, lorem, curly = line_filters(lines, lower)
     return {
-        "c4_terminal_punct_lines_frac": (
-            sum(ends_sentence(line, TERMINAL_PUNCTUATION) for line in lines) / len(lines) if lines else 0.0
-        ),
+        "c4_terminal_punct_lines_frac": terminal / len(lines) if lines else 0.0,
         "c4_javascript_lines": _lines_containing(lower, "javascript"),
         "c4_lorem_ipsum_lines": lorem,
         "c4_curly_bracket_lines": curly,

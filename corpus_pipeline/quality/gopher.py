@@ -96,7 +96,7 @@ def distinct_stop_words(words: list[str], stop_words: frozenset[str]) -> int:
     """How many different stop words the text holds, as Gopher asks ("at least two of the
     following English words") and datatrove counts: "The, the, the" holds one. `stop_words`
     holds each word's capitalised and upper-case forms too (words.stop_word_set), folded here."""
-    return len({word.lower() for word in words if word in stop_words})
+    return len({word.lower() for word in stop_words.intersection(words)})  # the set at C speed
 
 
 def repetition_signals(seg: Segments) -> dict[str, float]:

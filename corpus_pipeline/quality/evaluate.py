@@ -73,7 +73,7 @@ class QualityEvalReport:
     def format_table(self) -> str:
         lines = [
             f"{self.documents} labelled documents; each rule alone, then {CHAIN!r} as the stage applies them",
-            "(rules that drop nothing in these documents are not listed)",
+            "(counts are of the documents a rule applies to; rules that drop none of them are not listed)",
             f"{'rule':<34}{'lang':<6}{'spam':>6}{'spam kept':>13}{'ordinary':>10}{'ord. dropped':>14}",
         ]
         names = sorted(r for r in self.tallies if r != CHAIN) + [CHAIN]

@@ -10,6 +10,8 @@ Spark has work to spread.
     as datatrove's defaults assume: the like-for-like column for (p).
 (b) every signal of the stage (a, plus vocabulary coverage, entropy, content hash, blocklists),
     with each document's own language.
+(e) (b) in CPU seconds of this process (documents per CPU second: what a loaded machine changes
+    least; issue 36 compares the stage before and after its spam signals with it).
 (c) the stage end to end in one process (LocalExecutor): Parquet in, signals, rules, Parquet out.
 (d) the same on Spark local[2] (SparkExecutor).
 (p) datatrove 0.10.1 GopherQualityFilter, GopherRepetitionFilter, C4QualityFilter and
@@ -89,14 +91,14 @@ def time_families(texts: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def time_all_signals(docs: list[dict], config: PipelineConfig) -> float:
+def time_all_signals(docs: list[dict], config: PipelineConfig, clock=time.perf_counter) -> float:
     stage = QualityStage(config.quality)
     stage.setup()
     stage.signals(docs[0]["text"], docs[0]["language"])  # vocabularies load outside the timing
-    started = time.perf_counter()
+    started = clock()
     for doc in docs:
         stage.signals(doc["text"], doc["language"], doc["url"])
-    return time.perf_counter() - started
+    return clock() - started
 
 
 def time_stage(input_dir: Path, output: Path, config: PipelineConfig, executor, docs: int) -> float:
@@ -153,6 +155,14 @@ def run(ctx: Context, config: PipelineConfig, log=print) -> StageReport:
             len(docs),
             mb,
             "with coverage, entropy, hash, blocklists; each document's own language",
+        ),
+        Column(
+            "e",
+            "every signal of the stage, per CPU second",
+            [time_all_signals(docs, config, time.process_time) for _ in range(ctx.reps)],
+            len(docs),
+            mb,
+            "(b) timed with process_time: docs/s here is documents per CPU second",
         ),
     )
     input_dir = write_input(docs, copies, ctx.work)

@@ -1,5 +1,7 @@
-"""Spam kept and ordinary documents dropped, per kind, on the spam development set
-(spam_devset.py says what it holds and where it comes from).
+"""Spam kept and ordinary documents dropped, per kind, on the generated spam development set
+(spam_devset.py says what it holds and where it comes from). The spam is generated in the shapes
+the rules were written for, so this checks those shapes and is no measure of real spam (issue 36):
+real_spam_set.py measures the rules on real pages.
 
     python benchmarks/bench_spam.py [--part dev|heldout] [--write-heldout DIR] [--json FILE]
 

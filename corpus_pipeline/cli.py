@@ -69,6 +69,7 @@ def _register_families(verbs, eval_targets, stage_parsers) -> None:
     export_cli.register(verbs)
     decontam_cli.add_eval_target(eval_targets)
     pii_cli.add_eval_target(eval_targets)
+    quality_cli.add_eval_target(eval_targets)
     quality_cli.register(verbs, stage_parsers["quality"])
     pipeline_cli.register(verbs)
     report_cli.register(verbs)

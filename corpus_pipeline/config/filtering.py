@@ -168,11 +168,14 @@ class SpamConfig(Strict):
     # The line shares are measured on documents of at least this many non-empty lines.
     min_lines: int = Field(5, ge=1)
     # Term lists (gambling, adult), the brand list and the ad-marker list, one entry per line;
-    # empty/None: the lists shipped in quality/data (spam_terms_zh.txt and spam_terms_en.txt,
+    # empty/None: the lists shipped in quality/data (spam_terms_zh.txt, spam_terms_adult_zh.txt, spam_terms_en.txt,
     # spam_brands.txt, spam_ad_markers.txt).
     term_lists: list[str] = Field(default_factory=list)
     brands: str | None = None
     ad_markers: str | None = None
+    # Phrases of the betting-operator trade, one of which in a page is spam (spam_operator_terms);
+    # None: quality/data/spam_operator_phrases_zh.txt.
+    operator_phrases: str | None = None
 
 
 class BlocklistConfig(Strict):

@@ -57,34 +57,49 @@ def _is_word_char(char: str) -> bool:
 class TermAutomaton:
     """Terms found in one pass over lower-cased text (Aho-Corasick), each with its payload. A term
     that begins or ends with a word character of a space-separated script must stand as a whole
-    word there (unless listed in `anywhere`); a Han or kana end matches anywhere."""
+    word there (unless listed in `anywhere`); a Han or kana end matches anywhere.
+
+    Two automata: terms that start with a Han or kana character, and the others. pyahocorasick
+    steps through a node's children one by one, and hundreds of Chinese terms give the root
+    hundreds of children: with the 716 spam entries in one automaton, scanning the 1,432 real
+    pages took 0.59 s against 0.17 s for the 178 before them. The Chinese automaton runs only on
+    text holding a Han or kana character."""
 
     def __init__(self, terms: list[tuple[str, object]], anywhere: frozenset[str] = frozenset()):
         """`anywhere`: terms matched inside words too (brand names glued to other letters)."""
-        self.automaton = ahocorasick.Automaton()
+        self._other, self._cjk = ahocorasick.Automaton(), ahocorasick.Automaton()
         for term, payload in terms:
             needs = (False, False) if term in anywhere else (_is_word_char(term[0]), _is_word_char(term[-1]))
-            existing = self.automaton.get(term, None)
-            self.automaton.add_word(term, (existing or ()) + ((payload, len(term), needs),))
-        if len(self.automaton):
-            self.automaton.make_automaton()
+            automaton = self._cjk if _CJK.match(term[0]) else self._other
+            existing = automaton.get(term, None)
+            automaton.add_word(term, (existing or ()) + ((payload, len(term), needs),))
+        for automaton in (self._other, self._cjk):
+            if len(automaton):
+                automaton.make_automaton()
 
     def __len__(self) -> int:
-        return len(self.automaton)
+        return len(self._other) + len(self._cjk)
 
     def find(self, lower_text: str):
-        """(start, end, payload) of every whole-word match, end exclusive, in text order."""
-        if not len(self.automaton):
-            return
-        end_of_text = len(lower_text) - 1
-        for end, matches in self.automaton.iter(lower_text):
-            for payload, length, (check_start, check_end) in matches:
-                start = end - length + 1
-                if check_start and start > 0 and _is_word_char(lower_text[start - 1]):
-                    continue
-                if check_end and end < end_of_text and _is_word_char(lower_text[end + 1]):
-                    continue
-                yield start, end + 1, payload
+        """(start, end, payload) of every whole-word match, end exclusive: the matches of terms that
+        start with a Han or kana character after the others, each kind in text order."""
+        yield from _matches(self._other, lower_text)
+        if len(self._cjk) and _CJK.search(lower_text):
+            yield from _matches(self._cjk, lower_text)
+
+
+def _matches(automaton: ahocorasick.Automaton, lower_text: str):
+    if not len(automaton):
+        return
+    end_of_text = len(lower_text) - 1
+    for end, matches in automaton.iter(lower_text):
+        for payload, length, (check_start, check_end) in matches:
+            start = end - length + 1
+            if check_start and start > 0 and _is_word_char(lower_text[start - 1]):
+                continue
+            if check_end and end < end_of_text and _is_word_char(lower_text[end + 1]):
+                continue
+            yield start, end + 1, payload
 
 
 class Blocklists:

@@ -6,6 +6,7 @@
     corpus-pipeline quality train-head --output HEAD.npz [--data shared/data]      # the shipped head's sources
     corpus-pipeline quality train-head --reference P... --web P... --output HEAD.npz
     corpus-pipeline gates RUN_DIR [--json] [--config C] [--set k=v]
+    corpus-pipeline eval quality --labels FILE [--json] [--config C] [--set k=v]   # add_eval_target
 
 Each sub-command sets `handler(args, config) -> exit code`.
 """
@@ -62,6 +63,27 @@ def register(verbs, quality) -> None:
     gates.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     add_config_options(gates)
     gates.set_defaults(handler=gates_verb)
+
+
+def add_eval_target(targets) -> None:
+    """`eval quality`: spam kept and ordinary documents dropped, per rule and language (evaluate.py)."""
+    parser = targets.add_parser("quality", help="per rule and language: labelled spam kept, ordinary dropped")
+    parser.add_argument(
+        "--labels", required=True, help="JSON lines: text, label (spam|ordinary, or bad|good), optional language"
+    )
+    parser.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
+    add_config_options(parser)
+    parser.set_defaults(handler=eval_quality_verb)
+
+
+def eval_quality_verb(args, config: PipelineConfig) -> int:
+    from corpus_pipeline.quality.evaluate import evaluate_quality
+
+    report = evaluate_quality(args.labels, config)
+    print(report.format_table())
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True))
+    return EXIT_OK
 
 
 def _register_train_head(actions) -> None:

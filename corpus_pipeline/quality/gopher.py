@@ -1,7 +1,7 @@
 """Gopher quality and repetition signals (Rae et al. 2021, "Scaling Language Models", MassiveText).
 
 Quality: word count, mean word length, symbol-to-word ratio, bullet and ellipsis line fractions,
-share of words with a letter, stop words. Repetition: duplicate lines and paragraphs (by count and
+share of words with a letter, distinct stop words. Repetition: duplicate lines and paragraphs (by count and
 by characters), the character fraction of the most frequent n-gram (n = 2..4) and of all duplicated
 n-grams (n = 5..10). Only signals here; the keep rule (`rules.py`) compares them with thresholds.
 
@@ -88,8 +88,15 @@ def quality_signals(seg: Segments, stop_words: frozenset[str] | None) -> dict[st
         "gopher_bullet_lines_frac": sum(line.startswith(BULLETS) for line in lines) / n_lines if n_lines else 0.0,
         "gopher_ellipsis_lines_frac": sum(line.endswith(ELLIPSES) for line in lines) / n_lines if n_lines else 0.0,
         "gopher_alpha_words_frac": (n_words - numeric) / tokens if tokens else 0.0,
-        "gopher_stop_words": sum(map(stop_words.__contains__, words)) if stop_words is not None else None,
+        "gopher_stop_words": distinct_stop_words(words, stop_words) if stop_words is not None else None,
     }
+
+
+def distinct_stop_words(words: list[str], stop_words: frozenset[str]) -> int:
+    """How many different stop words the text holds, as Gopher asks ("at least two of the
+    following English words") and datatrove counts: "The, the, the" holds one. `stop_words`
+    holds each word's capitalised and upper-case forms too (words.stop_word_set), folded here."""
+    return len({word.lower() for word in stop_words.intersection(words)})  # the set at C speed
 
 
 def repetition_signals(seg: Segments) -> dict[str, float]:

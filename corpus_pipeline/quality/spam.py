@@ -29,6 +29,8 @@ lead paragraph, not a heading) and more text follows; a document whose first lin
 - spam_ad_line_frac: the share of lines holding an advertising or contact marker (WeChat, QQ,
   hotline, "order now", or pii's <PHONE> placeholder for a phone number); null under `min_lines`
   lines.
+- spam_operator_terms, spam_listing_line_frac: a betting operator named anywhere, and a link
+  farm's entry lines (spam_operators.py).
 
 The lists ship under quality/data (SPAM_LISTS.md says where each term comes from and how many).
 """
@@ -41,6 +43,7 @@ from itertools import accumulate
 from pathlib import Path
 
 from corpus_pipeline.config import SpamConfig
+from corpus_pipeline.quality import spam_operators
 from corpus_pipeline.quality.blocklist import DATA_DIR, TermAutomaton, read_entries
 from corpus_pipeline.quality.words import CJK_CHARS, Segments, ends_sentence, word_units
 
@@ -51,10 +54,13 @@ SIGNALS = (
     "spam_term_density",
     "spam_link_line_frac",
     "spam_ad_line_frac",
+    "spam_operator_terms",
+    "spam_listing_line_frac",
 )
-INT_SIGNALS = frozenset({"spam_title_hijack_terms"})
-SHIPPED_TERM_LISTS = ("spam_terms_zh.txt", "spam_terms_en.txt")
+INT_SIGNALS = frozenset({"spam_title_hijack_terms", "spam_operator_terms"})
+SHIPPED_TERM_LISTS = ("spam_terms_zh.txt", "spam_terms_adult_zh.txt", "spam_terms_en.txt")
 SHIPPED_BRANDS = "spam_brands.txt"
+SHIPPED_OPERATOR_PHRASES = "spam_operator_phrases_zh.txt"
 SHIPPED_AD_MARKERS = "spam_ad_markers.txt"
 
 _CJK_CHAR = re.compile(f"[{CJK_CHARS}]")
@@ -72,7 +78,7 @@ _LINK_HINT = re.compile(rf"\.(?:{_TLDS})\b|https?://|www\.")
 PHONE_PLACEHOLDER = "<phone>"
 # What SEO titles put between their keyword's variants.
 _TITLE_SEPARATORS = re.compile(r"[_|｜/\\—–-]+")
-_TERM, _AD = "term", "ad"  # the payload kinds of the one automaton
+_TERM, _AD, _OPERATOR = "term", "ad", "operator"  # the payload kinds of the one automaton
 # A link farm's line is an anchor and an address: "华体会官网 www.hth123.com", "cheap flights http://...".
 # Prose naming a site is no link farm: two real pages of web_docs.jsonl (a VPN review naming
 # hide.me, a notice naming its campaign's site) hold an address in over half their lines.
@@ -97,6 +103,10 @@ def ad_marker_path(config: SpamConfig) -> Path:
     return Path(config.ad_markers) if config.ad_markers else DATA_DIR / SHIPPED_AD_MARKERS
 
 
+def operator_phrase_path(config: SpamConfig) -> Path:
+    return Path(config.operator_phrases) if config.operator_phrases else DATA_DIR / SHIPPED_OPERATOR_PHRASES
+
+
 def split_title(text: str, max_chars: int) -> tuple[str, str] | None:
     """(title, body) when the first line is a short line with more text after it, else None."""
     stripped = text.lstrip()
@@ -119,19 +129,23 @@ class SpamSignals:
         self._terms = [term for path in term_list_paths(config) for term in read_entries(path)]
         self._brands = read_entries(brand_list_path(config))
         self._markers = read_entries(ad_marker_path(config))
+        self._phrases = read_entries(operator_phrase_path(config))
+        self._brand_set = frozenset(self._brands)
         self._automaton: TermAutomaton | None = None
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_automaton": None}
 
     def files(self) -> list[Path]:
-        return [*term_list_paths(self.config), brand_list_path(self.config), ad_marker_path(self.config)]
+        c = self.config
+        return [*term_list_paths(c), brand_list_path(c), ad_marker_path(c), operator_phrase_path(c)]
 
     def automaton(self) -> TermAutomaton:
         if self._automaton is None:
             entries = [(t, (_TERM, t)) for t in [*self._terms, *self._brands]]
             entries += [(m, (_AD, m)) for m in [*self._markers, PHONE_PLACEHOLDER]]
-            self._automaton = TermAutomaton(entries, anywhere=frozenset(self._brands))
+            entries += [(p, (_OPERATOR, p)) for p in self._phrases]
+            self._automaton = TermAutomaton(entries, anywhere=self._brand_set | frozenset(self._phrases))
         return self._automaton
 
     def signals(self, seg: Segments) -> dict[str, float | int | None]:
@@ -156,6 +170,9 @@ class SpamSignals:
             if not _is_character_title(title_units):  # characters have no case
                 body_units = [unit.lower() for unit in body_units]
             repeat = title_repeat_frac(title_units, body_units, c.min_body_units)
+        phrases = [term for _s, _e, (kind, term) in matches if kind == _OPERATOR]
+        brands = [(start, end, term) for start, end, (kind, term) in matches if term in self._brand_set]
+        operators = spam_operators.operator_terms(lower, phrases, brands)
         link_share = ad_share = None
         if len(seg.lines) >= c.min_lines:
             link_share, ad_share = _line_shares(lower, [start for start, _e, (kind, _) in matches if kind == _AD])
@@ -166,6 +183,8 @@ class SpamSignals:
             "spam_term_density": density,
             "spam_link_line_frac": link_share,
             "spam_ad_line_frac": ad_share,
+            "spam_operator_terms": operators,
+            "spam_listing_line_frac": spam_operators.listing_line_frac(seg.lines, c.min_lines),
         }
 
 

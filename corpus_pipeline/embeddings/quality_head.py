@@ -20,6 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.owned_files import owned_file, write_owned
+
 SHIPPED_HEAD = Path(__file__).resolve().parent / "data" / "quality_head.npz"
 # Characters of a text the head reads (its start): ~150 MiniLM word pieces of English, cut before
 # the encoder's own 256-piece limit so that a head trained on short cuts (cheaper to encode: ~1.7x
@@ -139,18 +142,16 @@ def sidecar_path(path: Path) -> Path:
 
 
 def save_head(head: QualityHead, path: Path) -> None:
-    """`path` (.npz) and its sidecar; each written to a temporary name first, then renamed."""
+    """`path` (.npz) and its sidecar, each through the store's guard (storage/owned_files.py):
+    written whole, never over a file this project did not write."""
     path = Path(path)
     if path.suffix != ".npz":
         raise HeadFileError(f"a head file ends in .npz: {path}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    weights_tmp = path.with_name(f".{path.stem}.tmp.npz")
-    np.savez(weights_tmp, weights=head.weights.astype(np.float32), bias=np.float64(head.bias))
+    storage = Storage()
+    with owned_file(path, storage) as weights, open(weights, "wb") as out:
+        np.savez(out, weights=head.weights.astype(np.float32), bias=np.float64(head.bias))
     card = {"encoder": head.encoder, "dim": head.dim, "text_chars": head.text_chars, **head.card}
-    card_tmp = path.with_name(f".{path.stem}.tmp.json")
-    card_tmp.write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    weights_tmp.replace(path)
-    card_tmp.replace(sidecar_path(path))
+    write_owned(sidecar_path(path), (json.dumps(card, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), storage)
 
 
 def load_head(path: Path | str = SHIPPED_HEAD) -> QualityHead:

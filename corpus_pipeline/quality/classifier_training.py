@@ -17,6 +17,8 @@ import numpy as np
 from corpus_pipeline.kept_texts import read_kept_texts
 from corpus_pipeline.quality.classifier import NEGATIVE, POSITIVE, QualityClassifier, classifier_tokens, load_model
 from corpus_pipeline.quality.fasttext_train import LABEL_PREFIX, TrainParams, train
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.owned_files import owned_file, refuse_unless_ours
 
 # Run by `fasttext_python`: real fastText's trainer on the file of `__label__x tokens...` lines.
 _EXTERNAL_TRAINER = """
@@ -73,6 +75,7 @@ def train_labelled(
     params = params or TrainParams()
     if len(labelled) < 2:
         raise ValueError(f"a classifier needs examples of two labels or more, got {sorted(labelled)}")
+    refuse_unless_ours(output, Storage())  # before reading and training: minutes on a real corpus
     examples = []
     for label, paths in labelled.items():
         found = _examples(paths, label, max_per_label)
@@ -83,11 +86,12 @@ def train_labelled(
     held = max(1, round(len(examples) * holdout)) if holdout > 0 else 0
     test = [examples[i] for i in order[:held]]
     training = [examples[i] for i in order[held:]]
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if fasttext_python:
-        _train_external(training, output, params, fasttext_python)
-    else:
-        train(training, params).save(output)
+    # Through the store's guard: a user's file at `output` is refused, ours replaced whole.
+    with owned_file(output, Storage(), "--output") as local:
+        if fasttext_python:
+            _train_external(training, local, params, fasttext_python)
+        else:
+            train(training, params).save(local)
     load_model.cache_clear()  # the file at `output` may have been loaded before this run
     model = load_model(str(output))
     correct = sum(model.predict(" ".join(tokens))[0][0] == LABEL_PREFIX + label for label, tokens in test)

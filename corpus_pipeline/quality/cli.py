@@ -118,10 +118,15 @@ def train_head_verb(args, config: PipelineConfig) -> int:
     from corpus_pipeline.embeddings.encoder import EncoderUnavailable, load_encoder
     from corpus_pipeline.embeddings.head_sources import REFERENCE, WEB, path_source, shipped_sources
     from corpus_pipeline.embeddings.head_training import HeadTraining, train_head
+    from corpus_pipeline.embeddings.quality_head import sidecar_path
+    from corpus_pipeline.storage import Storage
+    from corpus_pipeline.storage.owned_files import refuse_unless_ours
 
     if args.output.exists() and not args.replace:
         print(f"corpus-pipeline quality train-head: {args.output} exists (--replace to overwrite it)", file=sys.stderr)
         return EXIT_FAILED
+    for target in (args.output, sidecar_path(args.output)):  # before the encoder runs: minutes
+        refuse_unless_ours(target, Storage())
     if bool(args.reference) != bool(args.web):
         raise ValueError("give both --reference and --web, or neither (the shipped head's sources under --data)")
     if args.reference:

@@ -94,7 +94,9 @@ def test_a_saved_head_loads_back_the_same(tmp_path):
     loaded = load_head(path)
     np.testing.assert_array_equal(loaded.probabilities(x), head.probabilities(x))
     assert (loaded.encoder, loaded.text_chars, loaded.card) == ("all-MiniLM-L6-v2", 123, head.card)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["head.json", "head.npz"]  # no temporary left
+    # No temporary left; each file has its note of what we wrote (storage/owned_files.py).
+    names = ["head.json", "head.npz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names + [f".{n}.corpus-pipeline.json" for n in names])
 
 
 def test_a_head_without_its_sidecar_or_of_another_size_is_refused(tmp_path):

@@ -37,11 +37,20 @@ def test_it_trains_and_says_how_to_use_the_head(files, capsys):
 
 def test_an_existing_head_is_not_overwritten_without_replace(files, capsys):
     reference, web, head = files
+    args = ["quality", "train-head", "--reference", str(reference), "--web", str(web), "--output", str(head)]
+    assert main(args) == 0
+    ours = head.read_bytes()
+    assert main(args) == 1
+    assert "--replace" in capsys.readouterr().err and head.read_bytes() == ours
+    assert main([*args, "--replace"]) == 0 and load_head(head).dim == 16
+
+
+def test_a_users_file_at_the_output_is_never_replaced_even_with_replace(files, capsys):
+    reference, web, head = files
     head.write_bytes(b"mine")
     args = ["quality", "train-head", "--reference", str(reference), "--web", str(web), "--output", str(head)]
-    assert main(args) == 1
-    assert "--replace" in capsys.readouterr().err and head.read_bytes() == b"mine"
-    assert main([*args, "--replace"]) == 0 and load_head(head).dim == 16
+    assert main([*args, "--replace"]) == 2
+    assert "did not write it" in capsys.readouterr().err and head.read_bytes() == b"mine"
 
 
 def test_reference_without_web_is_refused(files, capsys):

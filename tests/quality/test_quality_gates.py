@@ -126,6 +126,12 @@ def test_quality_and_train_classifier_verbs(tmp_path, capsys):
     assert run_cli([*argv, "--dim", "8", "--bucket", "1000", "--epoch", "3"]) == 0
     out = capsys.readouterr().out
     assert "heldout_accuracy: 1.0000" in out and f"quality.classifier.model_path={model}" in out
+    assert run_cli([*argv, "--dim", "8", "--bucket", "1000", "--epoch", "3"]) == 0  # ours: replaced
+    user_model = tmp_path / "users.bin"
+    user_model.write_bytes(b"the user's own model")
+    user_argv = [*argv[:-1], str(user_model), "--dim", "8", "--bucket", "1000", "--epoch", "3"]
+    assert main(user_argv) == 2 and user_model.read_bytes() == b"the user's own model"
+    capsys.readouterr()
     scored = tmp_path / "run" / "07_scored"
     assert run_cli(["quality", "--input", str(source), "--output", str(scored), "--runner", "local",
                     "--set", f"quality.classifier.model_path={model}"]) == 0  # fmt: skip

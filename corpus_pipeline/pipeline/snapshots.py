@@ -21,6 +21,8 @@ just before the switch).
 from __future__ import annotations
 
 import fnmatch
+import logging
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -43,6 +45,8 @@ DOCUMENT_FILES = ("part-*.parquet", "_stats.json")
 TOKEN_FILES = ("*.bin", "*.idx", "manifest.json", "tokenizer.json", "documents.parquet", "_stats.json")
 # Never fewer kept: CURRENT's and the one before it, which a reader may have just resolved.
 MIN_KEPT = 2
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,10 @@ def _increment_info(
     }
 
 
+# publish_snapshot's names: <UTC stamp>-<run_id>-<8 hex digits> (earlier versions: no digits).
+_SNAPSHOT_NAME = re.compile(r"\d{8}T\d{6}Z-[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
 def publish_snapshot(corpus: Location, previous: Snapshot | None, increment: Increment, storage: Storage) -> Snapshot:
     """The new snapshot's files and record under a name of its own, then CURRENT: the commit point."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -216,7 +224,11 @@ def retire_old_snapshots(corpus: Location, keep: int, storage: Storage) -> list[
         snapshot = _read(corpus, before, storage) if before else None
     folder = str(child(corpus, SNAPSHOTS))
     names = {uri[len(folder) + 1 :].split("/")[0].removesuffix(".json") for uri in storage.list_under(folder)}
-    retired = sorted(names - set(kept))
+    # Only names publish_snapshot makes: a user's file or folder in snapshots/ is never deleted.
+    foreign = sorted(name for name in names if not _SNAPSHOT_NAME.fullmatch(name))
+    if foreign:
+        log.warning("%s: left alone, not snapshots of ours: %s", folder, ", ".join(map(repr, foreign)))
+    retired = sorted(names - set(kept) - set(foreign))
     for name in retired:
         storage.delete([str(_record(corpus, name))])
         storage.delete_prefix(str(child(corpus, f"{SNAPSHOTS}/{name}")))

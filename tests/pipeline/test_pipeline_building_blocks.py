@@ -26,13 +26,16 @@ def test_retention_keeps_currents_line_and_never_fewer_than_two(tmp_path):
         (tmp_path / SNAPSHOTS / name).mkdir(parents=True)  # its folder of links
         write_json(tmp_path / SNAPSHOTS / f"{name}.json", {"name": name, "previous": previous}, storage)
     (tmp_path / SNAPSHOTS / "20240105T020000Z-orphan.json").write_text("{}")  # a publish that crashed
+    (tmp_path / SNAPSHOTS / "my backup").mkdir()  # a user's folder: not a snapshot of ours, never deleted
+    (tmp_path / SNAPSHOTS / "my backup" / "notes.txt").write_text("mine")
     storage.write_pointer(str(tmp_path / CURRENT), f"{SNAPSHOTS}/{names[2]}")  # an operator rolled back to c
     storage.write_pointer(str(tmp_path / CURRENT), f"{SNAPSHOTS}/{names[2]}")  # again: no temporary link left
 
     assert retire_old_snapshots(tmp_path, keep=1, storage=storage) == [names[0], names[3], "20240105T020000Z-orphan"]
     assert sorted(p.name for p in (tmp_path / SNAPSHOTS).iterdir()) == sorted(
-        [names[1], f"{names[1]}.json", names[2], f"{names[2]}.json"]
+        [names[1], f"{names[1]}.json", names[2], f"{names[2]}.json", "my backup"]
     )
+    assert (tmp_path / SNAPSHOTS / "my backup" / "notes.txt").read_text() == "mine"
     assert os.readlink(tmp_path / CURRENT) == f"{SNAPSHOTS}/{names[2]}"
     assert current_snapshot(tmp_path, storage).name == names[2]
     assert sorted(p.name for p in tmp_path.iterdir()) == [CURRENT, SNAPSHOTS]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from corpus_pipeline.engine.task_output import REJECTED_DIR
@@ -38,6 +39,9 @@ def _task_files(name: str) -> dict[str, str]:
         "encoded.json": f"{ENCODED_DIR}/{name}.json",
         f"{EMPTY_TEXT}.parquet": f"{REJECTED_DIR}/reason={EMPTY_TEXT}/{name}.parquet",
     }
+
+
+_ENTRY = re.compile(r"[0-9a-f]{32}")  # cache_key's names
 
 
 def cache_key(job: EncodeJob, task: Task) -> str:
@@ -86,9 +90,11 @@ def keep(cache: Location, storage: Storage, job: EncodeJob, task: Task, work: Pa
 
 
 def prune(cache: Location, storage: Storage, job: EncodeJob, tasks: list[Task]) -> None:
-    """Remove every entry but those of `tasks` (and anything else under the cache: it is ours)."""
+    """Remove every entry but those of `tasks`. An entry is ours by its name (cache_key's 32 hex
+    digits; one cut short by a kill has no `encoded.json` yet): anything else is left alone."""
     used = {cache_key(job, task) for task in tasks}
     prefix = str(cache).rstrip("/") + "/"
     held = {uri.removeprefix(prefix).partition("/")[0] for uri in storage.list_under(str(cache))}
-    for name in sorted(held - used):
+    ours = {name for name in held if _ENTRY.fullmatch(name)}
+    for name in sorted(ours - used):
         storage.delete_prefix(str(child(cache, name)))

@@ -8,9 +8,11 @@ PY          := $(VENV)/bin/python
 # A GPU user picks a CUDA build, e.g.
 #   make setup TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128"
 TORCH_SPEC  ?= torch==2.13.0
-CONFIG      ?= configs/demo.yaml
+# Your own data (every language kept, no mix targets, no training); `make demo` uses configs/demo.yaml.
+CONFIG      ?= configs/default.yaml
+DEMO_CONFIG ?= configs/demo.yaml
 DATA_ROOT   ?= data
-RUN_ID      ?= demo
+RUN_ID      ?= first
 RUN_DIR     := $(DATA_ROOT)/runs/$(RUN_ID)
 RUNNER      ?= spark
 # make package: where the packed env's python link points on the cluster nodes (e.g. /usr); empty keeps
@@ -53,7 +55,10 @@ test: $(VENV)/.installed browser-for-tests ## the whole suite, as CI runs it (un
 test-fast: $(VENV)/.installed ## unit and single-process tests, no JVM (a few minutes at most)
 	$(PY) -m pytest -q --fast $(ARGS)
 
-demo: $(VENV)/.installed ## serve the demo site, crawl it, run the whole pipeline on it (Spark local[*])
+# The demo's own config and run directory (data/runs/demo), unless CONFIG= or RUN_ID= are given.
+demo: CONFIG = $(DEMO_CONFIG)
+demo: RUN_ID = demo
+demo: $(VENV)/.installed ## serve the demo site, crawl it, run every stage on it, train the tiny model (configs/demo.yaml)
 	$(CLI) demo $(STAGE_FLAGS)
 
 lint: $(VENV)/.installed ## ruff

@@ -48,6 +48,7 @@ class RunFigures:
     hosts: Bars | None = None  # URL hosts
     quality_histograms: list[Histogram] | None = None
     quality_not_computed: list[str] = field(default_factory=list)  # signals null for every document
+    quality_all_zero: list[str] = field(default_factory=list)  # signals 0 for every document: no histogram
     clusters: Bars | None = None
     duplicate_rate: float | None = None
     pii: tuple[Bars, Bars] | None = None
@@ -157,7 +158,7 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         hosts = top_with_other(profile.domain_counts, report.top_domains)
         figures.hosts = Bars(f"URL hosts of the final corpus ({final.name})", hosts)
     if stages["quality"].done:
-        figures.quality_histograms, figures.quality_not_computed = quality_histograms(
+        figures.quality_histograms, figures.quality_not_computed, figures.quality_all_zero = quality_histograms(
             stages["quality"], config.quality, report.histogram_bins
         )
     if stages["dedup"].done:

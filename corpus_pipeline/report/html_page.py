@@ -142,13 +142,18 @@ def _bound_cell(achieved: float, bound: float | None) -> str:
     return f"&gt;= {bound:.1%} {verdict}"
 
 
+def _points(difference: float) -> str:
+    """A share's difference in percentage points; one that rounds to zero is "+0.0", never "-0.0"."""
+    return f"{round(difference * 100, 1) + 0.0:+.1f}"
+
+
 def _mix_table(figures: RunFigures) -> str:
     rows = [
         (
             share.group,
             f"{share.target:.1%}",
             f"{share.achieved:.1%}",
-            f"{(share.achieved - share.target) * 100:+.1f}",
+            _points(share.achieved - share.target),
             f"{share.repeat_factor:.2f}",
             _bound_cell(share.achieved, figures.min_shares.get(share.group)),
         )
@@ -194,6 +199,8 @@ def _quality(figures: RunFigures) -> str:
         parts.append(
             f"<p>Not computed (null for every document): {escape(', '.join(figures.quality_not_computed))}</p>"
         )
+    if figures.quality_all_zero:
+        parts.append(f"<p>0 for every document (no chart): {escape(', '.join(figures.quality_all_zero))}</p>")
     return "".join(parts)
 
 

@@ -74,6 +74,10 @@ def test_quality_histograms_count_every_document_with_the_rule_bounds(report_run
     assert plots["gopher_bullet_lines_frac"].thresholds == [("max (gopher_bullet_lines_frac)", 0.9)]
     assert "quality_classifier_score" in figures.quality_not_computed  # no classifier configured
     assert "dup_content_hash" not in plots
+    # A signal that is 0 for every document is named, not drawn as one bar at 0.
+    assert figures.quality_all_zero and not set(figures.quality_all_zero) & set(plots)
+    assert all(any(any(counts) for counts in plot.series.values()) for plot in plots.values())
+    assert not any(set(plot.edges) <= {-0.5, 0.5} for plot in plots.values())
 
 
 def test_signal_bounds_follow_the_config():

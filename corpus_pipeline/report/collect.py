@@ -177,7 +177,7 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         figures.min_shares = dict(config.nightly.min_shares)
     if final is not None:
         figures.groups = group_tables(final, shards)
-    figures.source_funnels = source_funnels(source_runs(run_dir), text_bytes_per_token(stages["tokenize"]))
+    figures.source_funnels = source_funnels(source_runs(run_dir), text_bytes_per_token(stages))
     # A run of pipeline.sources ran extract, ingest, langid... in its sources: not "not run" here,
     # and the funnel runs from each source's first stage ("web/extract") through dedup to the shards.
     in_sources = {row.stage for funnel in figures.source_funnels.values() for row in funnel}

@@ -87,10 +87,11 @@ def _funnel(figures: RunFigures) -> str:
     header = ("stage", "docs in", "kept", "dropped", "MB in", "MB kept", "tokens in", "tokens out", "seconds")
     header += ("drop reasons",)
     parts = [table(header, rows)]
-    per_token = text_bytes_per_token(figures.stages["tokenize"])
+    per_token = text_bytes_per_token(figures.stages)
     if per_token:
         parts.append(
-            f"<p>Tokens are exact for tokenize; \u2248 marks estimates from text bytes at the final corpus's "
+            "<p>Tokens are exact for tokenize and mix (out: the shards', repeats counted); \u2248 marks "
+            f"estimates from text bytes at the final corpus's "
             f"{per_token:.2f} bytes per token. Extract's MB in are raw payload bytes (HTML), not text.</p>"
         )
     done = [row for row in figures.funnel if row.done]

@@ -10,8 +10,10 @@ from report_run_fixture import ENGLISH_ARTICLES, config, report_run  # noqa: F40
 
 from corpus_pipeline.report.bars import Bars
 from corpus_pipeline.report.collect import collect
+from corpus_pipeline.report.funnel import funnel_rows, text_bytes_per_token
 from corpus_pipeline.report.quality_figures import signal_bounds
-from corpus_pipeline.report.run_dir import STAGES
+from corpus_pipeline.report.run_dir import STAGES, StageRun
+from corpus_pipeline.stats import StageStats
 
 
 def stage_stats(run_dir, directory: str) -> dict:
@@ -114,3 +116,21 @@ def test_examples_per_reason_and_borderline_kept(report_run):  # noqa: F811
     assert all(len(group.examples) <= 2 for group in figures.examples)
     borderline = next(g for g in figures.examples if g.title == "kept nearest the bound of gopher_bullet_lines_frac")
     assert borderline.examples and all(e.detail.startswith("gopher_bullet_lines_frac=") for e in borderline.examples)
+
+
+def test_the_funnel_counts_tokens_from_mix_when_mix_made_the_shards(tmp_path):
+    """The demo's funnel: tokenize "not needed", mix wrote the shards (its tokens used to show "-")."""
+    quality = StageStats("quality", docs_in=900, bytes_in=6_000_000, kept=800, bytes_kept=5_000_000)
+    mix = StageStats("mix", docs_in=800, bytes_in=5_000_000, kept=800, bytes_kept=5_000_000)
+    mix.count("input_tokens", "text", 1_250_000)
+    mix.count("tokens", "shard", 3_000_800)  # repeats counted, one end-of-document token per sequence
+    mix.count("tokens", "end_of_document", 800)
+    stages = {
+        "quality": StageRun("quality", tmp_path, quality),
+        "tokenize": StageRun("tokenize", tmp_path, None),
+        "mix": StageRun("mix", tmp_path, mix),
+    }
+    assert text_bytes_per_token(stages) == 4.0
+    rows = {row.stage: row for row in funnel_rows(stages)}
+    assert (rows["mix"].tokens_in, rows["mix"].tokens_out, rows["mix"].tokens_exact) == (1_250_000, 3_000_000, True)
+    assert (rows["quality"].tokens_in, rows["quality"].tokens_out) == (1_500_000, 1_250_000)

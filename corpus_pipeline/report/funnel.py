@@ -5,7 +5,7 @@ shards' stage counted them: tokenize (its documents), or mix (the text tokens of
 documents in, those of its shards, repeats included, out). For the earlier stages they are
 estimated from the text bytes at the final corpus's bytes per token (tokenizing every rejected
 document again to count would cost as much as the tokenize stage itself). Extract's input is raw
-payload bytes (HTML), not text, so it gets no token estimate.
+payload bytes (HTML), not text, and the crawl's are WARC records: no token estimate for them.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def funnel_rows(stages: dict[str, StageRun], per_token: float | None = None) -> 
             row.tokens_in = float(stats.extra.get("input_tokens", {}).get("text", 0)) or None
             row.tokens_out = float(tokens.get("shard", 0) - tokens.get("end_of_document", 0))
             row.tokens_exact = True
-        elif per_token:
+        elif per_token and name != "crawl":  # the crawl's bytes are WARC records
             row.tokens_in = None if name == "extract" else stats.bytes_in / per_token
             row.tokens_out = stats.bytes_kept / per_token
         rows.append(row)

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pyarrow.parquet as pq
-from report_run_fixture import ENGLISH_ARTICLES, config, report_run  # noqa: F401 (a fixture)
+from report_run_fixture import ENGLISH_ARTICLES, config, copy_run, report_run  # noqa: F401 (a fixture)
 
 from corpus_pipeline.report.bars import Bars
 from corpus_pipeline.report.collect import collect
@@ -134,3 +134,20 @@ def test_the_funnel_counts_tokens_from_mix_when_mix_made_the_shards(tmp_path):
     rows = {row.stage: row for row in funnel_rows(stages)}
     assert (rows["mix"].tokens_in, rows["mix"].tokens_out, rows["mix"].tokens_exact) == (1_250_000, 3_000_000, True)
     assert (rows["quality"].tokens_in, rows["quality"].tokens_out) == (1_500_000, 1_250_000)
+
+
+def test_the_funnel_starts_with_the_crawl_its_run_record_names(report_run, tmp_path):  # noqa: F811
+    """The crawl lives under <data_root>/crawl/, outside the run directory; the record names it as the
+    run was given it (here relative to the folder the run started in, data_root `data`)."""
+    run_dir = copy_run(report_run, tmp_path / "data" / "runs" / "r1")
+    crawl = tmp_path / "data" / "crawl" / "r1"
+    crawl.mkdir(parents=True)
+    stats = StageStats("crawl", docs_in=480, bytes_in=13_000_000, kept=474, bytes_kept=13_000_000, seconds=6.2)
+    stats.count_dropped("robots_blocked", 6)
+    stats.write(crawl / "_stats.json")
+    (crawl / "_SUCCESS").write_text(json.dumps({"stage": "crawl"}))
+    steps = [{"step": "crawl", "status": "ran", "output": "data/crawl/r1"}, {"step": "extract", "status": "ran"}]
+    (run_dir / "run_record.json").write_text(json.dumps({"run_dir": str(run_dir), "steps": steps}))
+    first = collect(run_dir, config()).funnel[0]
+    assert (first.stage, first.docs_in, first.kept, first.reasons) == ("crawl", 480, 474, [("robots_blocked", 6)])
+    assert first.tokens_in is None and first.tokens_out is None  # WARC bytes: no token estimate

@@ -39,12 +39,18 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 	@$(PYTHON) corpus_pipeline/engine/registry.py --help-lines
 
+# Each step says what it does: the two installs take minutes with nothing else on the screen.
 $(VENV)/.installed: pyproject.toml
+	@echo "setup 1/4: creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "setup 2/4: upgrading pip"
 	$(PY) -m pip install --quiet --upgrade pip
+	@echo "setup 3/4: installing $(TORCH_SPEC) (the largest download)"
 	$(PY) -m pip install --quiet $(TORCH_SPEC)
+	@echo "setup 4/4: installing the project and its extras (train, embed, dev): the longest step"
 	$(PY) -m pip install --quiet -e '.[train,embed,dev]'
 	touch $@
+	@echo "setup: done; $(VENV)/bin/corpus-pipeline --help, or make demo"
 
 setup: $(VENV)/.installed ## create .venv and install everything (torch first, then the project)
 
@@ -52,7 +58,7 @@ test: $(VENV)/.installed browser-for-tests ## the whole suite, as CI runs it (un
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # The inner loop: no JVM, no child runs of the CLI, no real-data runs (tests/conftest.py: --fast).
-test-fast: $(VENV)/.installed ## unit and single-process tests, no JVM (a few minutes at most)
+test-fast: $(VENV)/.installed ## unit and single-process tests, no JVM (about 5 minutes on 2 cores)
 	$(PY) -m pytest -q --fast $(ARGS)
 
 # The demo's own config and run directory (data/runs/demo), unless CONFIG= or RUN_ID= are given.

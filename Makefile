@@ -141,5 +141,5 @@ package: $(VENV)/.installed ## dist/: the wheel and corpus_pipeline_env.tar.gz f
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
 	cluster/pack_env.sh $(PY) dist/corpus_pipeline-*.whl dist/corpus_pipeline_env.tar.gz $(PYTHON_PREFIX)
 
-clean: ## remove the demo data root and caches (not .venv)
+clean: ## remove $(DATA_ROOT): every run and crawl, and any file you put there; and caches (not .venv)
 	rm -rf $(DATA_ROOT) .pytest_cache .ruff_cache spark-warehouse

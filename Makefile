@@ -8,9 +8,11 @@ PY          := $(VENV)/bin/python
 # A GPU user picks a CUDA build, e.g.
 #   make setup TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128"
 TORCH_SPEC  ?= torch==2.13.0
-CONFIG      ?= configs/demo.yaml
+# Your own data (every language kept, no mix targets, no training); `make demo` uses configs/demo.yaml.
+CONFIG      ?= configs/default.yaml
+DEMO_CONFIG ?= configs/demo.yaml
 DATA_ROOT   ?= data
-RUN_ID      ?= demo
+RUN_ID      ?= first
 RUN_DIR     := $(DATA_ROOT)/runs/$(RUN_ID)
 RUNNER      ?= spark
 # make package: where the packed env's python link points on the cluster nodes (e.g. /usr); empty keeps
@@ -37,12 +39,18 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 	@$(PYTHON) corpus_pipeline/engine/registry.py --help-lines
 
+# Each step says what it does: the two installs take minutes with nothing else on the screen.
 $(VENV)/.installed: pyproject.toml
+	@echo "setup 1/4: creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "setup 2/4: upgrading pip"
 	$(PY) -m pip install --quiet --upgrade pip
+	@echo "setup 3/4: installing $(TORCH_SPEC) (the largest download)"
 	$(PY) -m pip install --quiet $(TORCH_SPEC)
+	@echo "setup 4/4: installing the project and its extras (train, embed, dev): the longest step"
 	$(PY) -m pip install --quiet -e '.[train,embed,dev]'
 	touch $@
+	@echo "setup: done; $(VENV)/bin/corpus-pipeline --help, or make demo"
 
 setup: $(VENV)/.installed ## create .venv and install everything (torch first, then the project)
 
@@ -50,10 +58,13 @@ test: $(VENV)/.installed browser-for-tests ## the whole suite, as CI runs it (un
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # The inner loop: no JVM, no child runs of the CLI, no real-data runs (tests/conftest.py: --fast).
-test-fast: $(VENV)/.installed ## unit and single-process tests, no JVM (a few minutes at most)
+test-fast: $(VENV)/.installed ## unit and single-process tests, no JVM (about 5 minutes on 2 cores)
 	$(PY) -m pytest -q --fast $(ARGS)
 
-demo: $(VENV)/.installed ## serve the demo site, crawl it, run the whole pipeline on it (Spark local[*])
+# The demo's own config and run directory (data/runs/demo), unless CONFIG= or RUN_ID= are given.
+demo: CONFIG = $(DEMO_CONFIG)
+demo: RUN_ID = demo
+demo: $(VENV)/.installed ## serve the demo site, crawl it, run every stage on it, train the tiny model (configs/demo.yaml)
 	$(CLI) demo $(STAGE_FLAGS)
 
 lint: $(VENV)/.installed ## ruff
@@ -130,5 +141,5 @@ package: $(VENV)/.installed ## dist/: the wheel and corpus_pipeline_env.tar.gz f
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir dist .
 	cluster/pack_env.sh $(PY) dist/corpus_pipeline-*.whl dist/corpus_pipeline_env.tar.gz $(PYTHON_PREFIX)
 
-clean: ## remove the demo data root and caches (not .venv)
+clean: ## remove $(DATA_ROOT): every run and crawl, and any file you put there; and caches (not .venv)
 	rm -rf $(DATA_ROOT) .pytest_cache .ruff_cache spark-warehouse

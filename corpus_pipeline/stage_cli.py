@@ -143,8 +143,9 @@ def run_stage_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     print(format_funnel([result.stats], {result.stats.stage} if result.skipped else set()))
     print(f"{result.stats.stage}: {result.output}")
     describe = getattr(stage_class(spec), "describe", None)  # a stage's own summary of its output
-    if describe is not None:
-        print(describe(result.output, Storage(config.storage)))
+    summary = describe(result.output, Storage(config.storage)) if describe is not None else ""
+    if summary:
+        print(summary)
     outcome = getattr(stage_class(spec), "outcome", None)  # a stage's own verdict (ingest: kept none)
     if outcome is None:
         return EXIT_OK

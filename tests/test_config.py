@@ -18,6 +18,15 @@ def test_demo_config_loads():
     assert config.langid.allowed_languages == ["en", "zh"]
 
 
+def test_the_config_for_your_own_data_keeps_every_language_and_names_no_source():
+    """configs/default.yaml, every make target's but the demo's: nothing in it is the demo's."""
+    config = load_config(ROOT / "configs" / "default.yaml")
+    demo = load_config(ROOT / "configs" / "demo.yaml")
+    assert config.langid.allowed_languages == [] and config.mix.targets == {} and config.mix.phases == []
+    assert config.pipeline.train_config is None and config.run_id == "first"
+    assert config.spark == demo.spark  # one JVM class archive serves both (keyed by the JVM's settings)
+
+
 def test_a_typo_fails_naming_the_key(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("langid:\n  min_scor: 0.7\n")

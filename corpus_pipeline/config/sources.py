@@ -28,7 +28,7 @@ class IngestConfig(Strict):
     domain: str = Field("general", pattern=NAME_PATTERN)  # when no `domains.rules` entry matches the URL
     # Where each column comes from in a JSON object or a Parquet row; a dotted name reaches into a
     # nested object or struct (Dolma: `metadata.url`). The defaults are FineWeb's column names;
-    # Dolma: url_field=metadata.url, source_field=source; RedPajama-V2: text_field=raw_content,
+    # Dolma: source_field=source (its metadata.url is the url by default); RedPajama-V2: text_field=raw_content,
     # id_field=doc_id. None: the column stays empty. A text field in none of the first records, or
     # an id field so named in the config and in none of them, is refused before anything runs.
     text_field: str = "text"
@@ -38,7 +38,8 @@ class IngestConfig(Strict):
     # so two datasets that both number their records 0..N must not share ids: in pipeline.sources
     # each ingested source gets "<name>:" unless it overrides this. Hashed ids hash the source name.
     id_prefix: str = ""
-    url_field: str | None = "url"
+    # A list: the first of them that a record has (FineWeb `url`; Dolma `metadata.url`).
+    url_field: str | list[str] | None = Field(default_factory=lambda: ["url", "metadata.url"])
     # A list: the first of them that a record has (FineWeb `date`, `timestamp`; Dolma `created`,
     # `added`).
     date_field: str | list[str] | None = Field(default_factory=lambda: ["date", "timestamp", "created", "added"])
@@ -62,9 +63,17 @@ class IngestConfig(Strict):
     sample_seed: int = 0
 
     def date_fields(self) -> tuple[str, ...]:
-        if self.date_field is None:
-            return ()
-        return (self.date_field,) if isinstance(self.date_field, str) else tuple(self.date_field)
+        return _names(self.date_field)
+
+    def url_fields(self) -> tuple[str, ...]:
+        return _names(self.url_field)
+
+
+def _names(field: str | list[str] | None) -> tuple[str, ...]:
+    """A field setting as the names to try, in order."""
+    if field is None:
+        return ()
+    return (field,) if isinstance(field, str) else tuple(field)
 
 
 class DomainRule(Strict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 
@@ -54,8 +55,35 @@ def get_spark(config: SparkConfig | None = None):
         raise
     if creation is not None:
         jvm_archive.finish_at_exit(creation, getattr(session.sparkContext._gateway, "proc", None))
+    if session.sparkContext not in _STOPPED_AT_EXIT:
+        _STOPPED_AT_EXIT.add(session.sparkContext)
+        # Registered after finish_at_exit, so it runs first (atexit is last in, first out): the
+        # session stops before the archive's writer ends the JVM.
+        atexit.register(stop, session)
     session.sparkContext.setLogLevel(config.log_level)
     return session
+
+
+# The SparkContexts whose stop is registered at exit: once each, however often get_spark returns one.
+_STOPPED_AT_EXIT: set = set()
+
+
+def stop(session) -> None:
+    """Stop the session with its accumulator server first, then the JVM. The server's handler polls
+    the JVM's accumulator connection until the server says it is shut down; a JVM that ends first
+    (pyspark's own stop() ends it first, and so does an exit that waits for the JVM to write its
+    class archive) closes that connection under it, and the handler prints an EOFError traceback
+    after a command that succeeded. Shutting the server down waits for its handler, at most one of
+    its 1 s polls."""
+    context = session.sparkContext
+    if context._jsc is None:
+        return  # stopped already (by its user, or by a test's fixture)
+    server = getattr(context, "_accumulatorServer", None)
+    if server is not None:
+        server.shutdown()
+        server.server_close()
+        context._accumulatorServer = None
+    session.stop()
 
 
 def _jvm_running() -> bool:

@@ -13,6 +13,8 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from corpus_pipeline.repeated_ids import IdCounter
+
 _LICENCE_KEYS = ("license", "licence", "licenses", "licences")
 _SHOWN = 20
 
@@ -43,9 +45,12 @@ class CardFigures:
     sources: Counter = field(default_factory=Counter)
     domains: Counter = field(default_factory=Counter)
     licences: dict[str, Counter] = field(default_factory=dict)  # source -> licence -> documents
+    ids: IdCounter = field(default_factory=IdCounter)
 
     def add(self, table: pa.Table) -> None:
         self.documents += table.num_rows
+        if "id" in table.column_names:
+            self.ids.add(table.column("id"))
         self.text_bytes += pc.sum(pc.binary_length(table.column("text"))).as_py() or 0
         for name, counter in (("language", self.languages), ("source", self.sources), ("domain", self.domains)):
             if name in table.column_names:

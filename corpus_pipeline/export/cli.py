@@ -77,13 +77,18 @@ def export_verb(args, config: PipelineConfig) -> int:
     def card(figures, written) -> str:
         return render(figures, written.files, args.format, made)
 
+    figures = CardFigures()
     try:
         written = write_export(
-            documents, args.output, args.format, int(args.shard_mb * (1 << 20)), CardFigures(), card, storage
+            documents, args.output, args.format, int(args.shard_mb * (1 << 20)), figures, card, storage
         )
     except ExportOutputExists as error:
         print(f"corpus-pipeline export: {error}", file=sys.stderr)
         return EXIT_USAGE
     shards = f"{len(written.files)} shard" + ("" if len(written.files) == 1 else "s")
     print(f"export: {sum(written.rows):,} documents in {shards} -> {args.output}")
+    # A mix's sequences repeat documents by design (its `repeat` column); any other repeat is news.
+    repeated = None if documents.mix is not None else figures.ids.warning("export", str(args.input))
+    if repeated:
+        print(repeated, file=sys.stderr)
     return EXIT_OK

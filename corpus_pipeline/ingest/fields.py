@@ -92,7 +92,8 @@ def _wanted(config: IngestConfig) -> list[tuple[str, str]]:
     wanted = [("text_field", config.text_field)]
     for key in ("id_field", "url_field", "source_field"):
         name = getattr(config, key)
-        if name is not None and name != type(config).model_fields[key].default:
+        # (A list is tried in order, each name where a record has it: the url's default.)
+        if isinstance(name, str) and name != type(config).model_fields[key].default:
             wanted.append((key, name))
     return wanted
 

@@ -145,14 +145,19 @@ def read_json_array(stream, records: Records, rows: int) -> Iterator[VerdictTabl
     yield records.take()
 
 
+def _first_of(record: dict, names: tuple[str, ...]):
+    """The value of the first of `names` that the record has (the date fields, the url fields)."""
+    return next((value for name in names if (value := field(record, name)) is not None), None)
+
+
 def _add_record(records: Records, where: str, record: dict) -> None:
     config = records.config
-    date = next((value for name in config.date_fields() if (value := field(record, name)) is not None), None)
+    date, url = (_first_of(record, names) for names in (config.date_fields(), config.url_fields()))
     records.add(
         where,
         field(record, config.text_field),
         field(record, config.id_field),
-        url=as_string(field(record, config.url_field)),
+        url=as_string(url),
         date=as_string(date),
         dump=as_string(field(record, config.dump_field)),
         language=as_string(field(record, config.language_field)),
@@ -225,8 +230,8 @@ def _valid_utf8(chunk: memoryview) -> bool:
 def parse_options(config: IngestConfig) -> pj.ParseOptions:
     # Top-level string fields are read as strings: left to inference, a date would become a
     # timestamp, and a field that holds a number in one line and a string in another fails the chunk.
-    strings = {config.text_field, config.url_field, config.dump_field, config.language_field, config.source_field}
-    strings |= set(config.date_fields())
+    strings = {config.text_field, config.dump_field, config.language_field, config.source_field}
+    strings |= set(config.date_fields()) | set(config.url_fields())
     schema = pa.schema([(name, pa.string()) for name in sorted(n for n in strings if n and "." not in n)])
     return pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer")
 

@@ -61,7 +61,7 @@ class MetadataFields:
         names = [
             config.text_field,
             config.id_field,
-            config.url_field,
+            *config.url_fields(),
             config.dump_field,
             config.language_field,
             config.source_field,

@@ -43,8 +43,8 @@ def _batches(path: str, columns: list[str] | None, rows: int, storage: Storage) 
 
 def read_parquet(path: str, records: Records, rows: int, storage: Storage) -> Iterator[VerdictTable]:
     config = records.config
-    fields = (config.text_field, config.id_field, config.url_field, config.dump_field, config.language_field)
-    fields += (config.source_field, *config.date_fields())
+    fields = (config.text_field, config.id_field, config.dump_field, config.language_field)
+    fields += (config.source_field, *config.date_fields(), *config.url_fields())
     # Every column when the others go into `metadata`, else only the mapped ones.
     columns = None if config.keep_metadata else sorted({name.split(".")[0] for name in fields if name})
     first = 0

@@ -19,9 +19,11 @@ from collections.abc import Iterator
 from xml.etree.ElementTree import ParseError
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from corpus_pipeline.config import DomainsConfig, IngestConfig, StorageConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA
+from corpus_pipeline.engine.stage_dir import input_parts
 from corpus_pipeline.ingest.csv import read_csv
 from corpus_pipeline.ingest.fields import check_fields
 from corpus_pipeline.ingest.formats import FORMATS, detect, format_by_name, formats_text, suffixes_of
@@ -33,6 +35,7 @@ from corpus_pipeline.ingest.selection import selected
 from corpus_pipeline.ingest.text import read_text
 from corpus_pipeline.ingest.wikipedia import read_wikipedia
 from corpus_pipeline.inputs import expand_inputs
+from corpus_pipeline.repeated_ids import count_ids
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict, VerdictTable
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage.listing import has_suffix
@@ -178,6 +181,13 @@ class IngestStage(SourceStage):
             verdicts = zip(part.reasons.to_pylist(), part.details.to_pylist(), strict=True)
             for row, (reason, detail) in zip(part.table.to_pylist(), verdicts, strict=True):
                 yield row, None if reason is None else Drop(reason, detail or "")
+
+    @staticmethod
+    def describe(output, storage) -> str:
+        """A warning when two input files held the same id (each file's own repeats are rejected)."""
+        parts = input_parts(output, storage)
+        tables = (pq.read_table(storage.parquet_source(str(part)), columns=["id"]) for part in parts)
+        return count_ids(tables).warning("ingest", str(output)) or ""
 
     @staticmethod
     def outcome(stats: StageStats) -> tuple[int, str | None]:

@@ -150,6 +150,9 @@ class MixStage(GlobalStage):
         languages = pc.fill_null(table.column("language"), "unknown").combine_chunks().dictionary_encode()
         language_of = languages.indices.to_numpy(zero_copy_only=False)
         text_tokens = table.column("text_tokens").to_numpy()
+        # Text tokens of one pass over every document mix read: the report's funnel measures the
+        # corpus's bytes per token by it, as by tokenize's `tokens.text` in a run without a mix.
+        stats.count("input_tokens", "text", int(text_tokens.sum()))
         for phase in plan.phases:
             # Text tokens per language of what the shards hold, repeats counted: tokenize's counter,
             # which the report's "tokens per language" chart reads.

@@ -129,11 +129,13 @@ def _eval_set_problems(config: PipelineConfig) -> list[str]:
 
 def _mix_problems(config: PipelineConfig) -> list[str]:
     """Targets by source can be checked now: each names a source of the run. (Domain and language
-    groups are known only from the documents; mix refuses those with the numbers before writing.)"""
+    groups are known only from the documents; mix refuses those with the numbers before writing.)
+    Without pipeline.sources the run's one source is its WARC files' (`extract.source`)."""
     mix = config.mix
-    if mix.by != ["source"] or not config.pipeline.sources:
+    if mix.by != ["source"]:
         return []
-    sources = {source.name for source in config.pipeline.sources}
+    sources = {source.name for source in config.pipeline.sources} or {config.extract.source}
+    of_run = "pipeline.sources" if config.pipeline.sources else "this run (pipeline.inputs: extract.source)"
     targets = [(None, mix.targets)] + [(phase.name, phase.targets) for phase in mix.phases]
     problems = []
     for phase, shares in targets:
@@ -141,5 +143,5 @@ def _mix_problems(config: PipelineConfig) -> list[str]:
         if unknown:
             where = f"mix.phases[{phase}].targets" if phase else "mix.targets"
             named = ", ".join(f"{group} ({shares[group]:g})" for group in unknown)
-            problems.append(f"{where}: {named} not a source of pipeline.sources ({', '.join(sorted(sources))})")
+            problems.append(f"{where}: {named} not a source of {of_run} ({', '.join(sorted(sources))})")
     return problems

@@ -37,9 +37,13 @@ class PipelineResult:
 
 
 def _progress(number: int, total: int, step: str, outcome: StepOutcome, seconds: float) -> str:
+    """One step's line. A stage that ran shows its own seconds, as the summary table does: in a
+    fused pass the first stage's step spends the whole pass's time and the others none of their own."""
     line = f"[{number}/{total}] {step}: {outcome.status}"
     if outcome.stats is not None:
         line += f", {outcome.stats.docs_in:,} in, {outcome.stats.kept:,} kept"
+        if outcome.status == "ran":
+            seconds = outcome.stats.seconds
     why = outcome.notes.get("why")
     return line + (f" ({why})" if why else f" in {seconds:,.1f} s")
 

@@ -24,7 +24,7 @@ from corpus_pipeline.report.examples import ExampleGroup, Redactor, borderline_k
 from corpus_pipeline.report.funnel import FunnelRow, funnel_rows, text_bytes_per_token
 from corpus_pipeline.report.histogram import Histogram
 from corpus_pipeline.report.quality_figures import quality_histograms
-from corpus_pipeline.report.run_dir import DOCUMENT_STAGES, StageRun, read_run
+from corpus_pipeline.report.run_dir import DOCUMENT_STAGES, StageRun, crawl_runs, read_run
 from corpus_pipeline.report.source_figures import (
     GroupTable,
     MixShare,
@@ -48,6 +48,7 @@ class RunFigures:
     hosts: Bars | None = None  # URL hosts
     quality_histograms: list[Histogram] | None = None
     quality_not_computed: list[str] = field(default_factory=list)  # signals null for every document
+    quality_all_zero: list[str] = field(default_factory=list)  # signals 0 for every document: no histogram
     clusters: Bars | None = None
     duplicate_rate: float | None = None
     pii: tuple[Bars, Bars] | None = None
@@ -141,7 +142,10 @@ def _gates(figures: RunFigures, config: PipelineConfig) -> None:
 def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None) -> RunFigures:
     stages = read_run(run_dir)
     report = config.report
-    figures = RunFigures(run_dir, stages, funnel_rows(stages), profile=profile_of(stages))
+    # The crawl heads the funnel (its pages fetched and dropped), of the run or of its web source.
+    crawls = crawl_runs(run_dir)
+    funnel = funnel_rows({"crawl": crawls[None], **stages} if None in crawls else stages)
+    figures = RunFigures(run_dir, stages, funnel, profile=profile_of(stages))
     final = corpus.final_corpus(stages)
     figures.final_stage = final.name if final else None
     profile = figures.profile
@@ -157,7 +161,7 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         hosts = top_with_other(profile.domain_counts, report.top_domains)
         figures.hosts = Bars(f"URL hosts of the final corpus ({final.name})", hosts)
     if stages["quality"].done:
-        figures.quality_histograms, figures.quality_not_computed = quality_histograms(
+        figures.quality_histograms, figures.quality_not_computed, figures.quality_all_zero = quality_histograms(
             stages["quality"], config.quality, report.histogram_bins
         )
     if stages["dedup"].done:
@@ -176,7 +180,9 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         figures.min_shares = dict(config.nightly.min_shares)
     if final is not None:
         figures.groups = group_tables(final, shards)
-    figures.source_funnels = source_funnels(source_runs(run_dir), text_bytes_per_token(stages["tokenize"]))
+    runs = source_runs(run_dir)
+    runs.update({name: {"crawl": crawls[name], **runs[name]} for name in crawls if name in runs})
+    figures.source_funnels = source_funnels(runs, text_bytes_per_token(stages))
     # A run of pipeline.sources ran extract, ingest, langid... in its sources: not "not run" here,
     # and the funnel runs from each source's first stage ("web/extract") through dedup to the shards.
     in_sources = {row.stage for funnel in figures.source_funnels.values() for row in funnel}

@@ -87,10 +87,11 @@ def _funnel(figures: RunFigures) -> str:
     header = ("stage", "docs in", "kept", "dropped", "MB in", "MB kept", "tokens in", "tokens out", "seconds")
     header += ("drop reasons",)
     parts = [table(header, rows)]
-    per_token = text_bytes_per_token(figures.stages["tokenize"])
+    per_token = text_bytes_per_token(figures.stages)
     if per_token:
         parts.append(
-            f"<p>Tokens are exact for tokenize; \u2248 marks estimates from text bytes at the final corpus's "
+            "<p>Tokens are exact for tokenize and mix (out: the shards', repeats counted); \u2248 marks "
+            f"estimates from text bytes at the final corpus's "
             f"{per_token:.2f} bytes per token. Extract's MB in are raw payload bytes (HTML), not text.</p>"
         )
     done = [row for row in figures.funnel if row.done]
@@ -142,13 +143,18 @@ def _bound_cell(achieved: float, bound: float | None) -> str:
     return f"&gt;= {bound:.1%} {verdict}"
 
 
+def _points(difference: float) -> str:
+    """A share's difference in percentage points; one that rounds to zero is "+0.0", never "-0.0"."""
+    return f"{round(difference * 100, 1) + 0.0:+.1f}"
+
+
 def _mix_table(figures: RunFigures) -> str:
     rows = [
         (
             share.group,
             f"{share.target:.1%}",
             f"{share.achieved:.1%}",
-            f"{(share.achieved - share.target) * 100:+.1f}",
+            _points(share.achieved - share.target),
             f"{share.repeat_factor:.2f}",
             _bound_cell(share.achieved, figures.min_shares.get(share.group)),
         )
@@ -194,6 +200,8 @@ def _quality(figures: RunFigures) -> str:
         parts.append(
             f"<p>Not computed (null for every document): {escape(', '.join(figures.quality_not_computed))}</p>"
         )
+    if figures.quality_all_zero:
+        parts.append(f"<p>0 for every document (no chart): {escape(', '.join(figures.quality_all_zero))}</p>")
     return "".join(parts)
 
 

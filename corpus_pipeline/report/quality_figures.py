@@ -52,8 +52,11 @@ def signal_bounds(config: QualityConfig, signal: str) -> tuple[list[tuple[str, f
     return lines, notes
 
 
-def quality_histograms(quality: StageRun, config: QualityConfig, bins: int) -> tuple[list[Histogram], list[str]]:
-    """The histograms, and the signals that were null for every document (not computed)."""
+def quality_histograms(
+    quality: StageRun, config: QualityConfig, bins: int
+) -> tuple[list[Histogram], list[str], list[str]]:
+    """The histograms, the signals that were null for every document (not computed) and those that
+    were 0 for every document (a bar at 0 says nothing a line of text does not)."""
     kept_files = kept_parts(quality)
     rejected_files = [path for paths in rejected_parts(quality).values() for path in paths]
     names = set()
@@ -62,13 +65,17 @@ def quality_histograms(quality: StageRun, config: QualityConfig, bins: int) -> t
     signals = [s for s in SIGNALS if s in names] + sorted(n for n in names if n.startswith(BLOCKLIST_PREFIX))
     kept = read_columns(kept_files, signals)
     rejected = read_columns(rejected_files, signals)
-    plots, empty = [], []
+    plots, empty, zero = [], [], []
     for signal in signals:
         lines, notes = signal_bounds(config, signal)
-        plot = histogram(signal, {"kept": _values(kept, signal), "rejected": _values(rejected, signal)}, bins, lines)
+        values = {"kept": _values(kept, signal), "rejected": _values(rejected, signal)}
+        plot = histogram(signal, values, bins, lines)
         if plot is None:
             empty.append(signal)
             continue
+        if not any(np.any(series) for series in values.values()):
+            zero.append(signal)
+            continue
         plot.notes = notes + plot.notes
         plots.append(plot)
-    return plots, empty
+    return plots, empty, zero

@@ -19,6 +19,7 @@ from corpus_pipeline.engine.output_guard import read_marker
 from corpus_pipeline.engine.registry import STAGES as REGISTRY
 from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS, MissingInputError, input_parts, read_success
 from corpus_pipeline.engine.task_output import REJECTED_DIR
+from corpus_pipeline.pipeline.record import RECORD_FILE
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.errors import OutputRefusedError
@@ -116,6 +117,30 @@ def read_run(run_dir: Path) -> dict[str, StageRun]:
         raise ReportInputError(f"{run_dir} is not a run directory (no such directory)")
     finished = _finished_stages(run_dir)
     return {name: read_stage(finished.get(name, run_dir / directory), name) for directory, name in STAGES}
+
+
+def crawl_runs(run_dir: Path) -> dict[str | None, StageRun]:
+    """The crawls a run made (their WARC files live under <data_root>/crawl/, outside the run
+    directory), by source (None: the run's one web source), as its run record names them. The
+    record keeps a relative data_root's path as given, relative to where the run was started: the
+    run directory or the nearest folder above it where that path is a finished crawl."""
+    record_path = run_dir / RECORD_FILE
+    if not record_path.is_file():
+        return {}
+    found = {}
+    for step in read_json(record_path).get("steps", []):
+        if step.get("step") != "crawl" or not step.get("output") or "://" in step["output"]:
+            continue
+        output = Path(step["output"])
+        places = [output] if output.is_absolute() else [base / output for base in (run_dir, *run_dir.resolve().parents)]
+        crawl = next((place for place in places if _stage_of(place) == "crawl"), None)
+        if crawl is not None:
+            found[step.get("source")] = read_stage(crawl, "crawl")
+    return found
+
+
+def _stage_of(directory: Path) -> str | None:
+    return read_json(directory / SUCCESS).get("stage") if (directory / SUCCESS).is_file() else None
 
 
 def kept_parts(stage: StageRun) -> list[Path]:

@@ -152,7 +152,9 @@ def histogram_chart(plot: Histogram) -> str:
                 )
     for k in range(5):
         value = low + (high - low) * k / 4
-        body.append(_text(x_of(value), top + plot_height + 14, _tick(value), "middle", 11))
+        # The last label ends at the axis: centred there, "1.59e+06" ran 10 px past the image's edge.
+        anchor = "end" if k == 4 else "middle"
+        body.append(_text(x_of(value), top + plot_height + 14, _tick(value), anchor, 11))
     for index, (name, bound) in enumerate(plot.thresholds):
         x = x_of(bound)
         body.append(

@@ -145,6 +145,16 @@ def test_run_refuses_a_mix_target_naming_no_source_before_any_step(tmp_path, cap
     assert not (tmp_path / "runs").exists()
 
 
+def test_run_on_warc_inputs_refuses_mix_targets_of_other_sources_before_any_step(tmp_path, capsys):
+    """configs/demo.yaml's targets on your own WARC files (pipeline.inputs: one source, `web`)."""
+    inputs = f"pipeline.inputs=[{_warc(tmp_path)}]"
+    code = _run_locally(tmp_path, inputs, "mix.targets={web: 0.4, wikipedia: 0.3, peoples_daily: 0.3}")
+    assert code == exit_codes.USAGE
+    named = "mix.targets: peoples_daily (0.3), wikipedia (0.3) not a source of this run"
+    assert f"{named} (pipeline.inputs: extract.source) (web)" in _err(capsys)
+    assert not (tmp_path / "runs").exists()
+
+
 def test_run_refuses_a_bad_tokenizer_before_the_first_step(tmp_path, capsys):
     warc = _warc(tmp_path)
     (tmp_path / "tok.json").write_text("{not a tokenizer")

@@ -36,9 +36,11 @@ def test_dolma_documents_json_gz(tmp_path):
     (tmp_path / "documents" / "c4-0000.json.gz").write_bytes(gzip.compress(body))
     result = ingest([tmp_path / "documents"], tmp_path / "out", "ingest.source_field=source")
     _nothing_lost(result, len(lines))
-    row = kept(result, ["id", "source", "date", "metadata"])[0]
+    row = kept(result, ["id", "source", "date", "url", "metadata"])[0]
     assert row["source"] == "c4" and row["date"] == lines[0]["created"]
-    assert json.loads(row["metadata"]) == {"added": lines[0]["added"], "metadata": lines[0]["metadata"]}
+    # Dolma's url is metadata.url: the url column by default, so no longer in the metadata JSON.
+    assert row["url"] == docs[0]["url"]
+    assert json.loads(row["metadata"]) == {"added": lines[0]["added"], "metadata": {"length": len(docs[0]["text"])}}
     assert rejected(result)[0]["id"] == "c4-0000.json.gz:line 41"
 
 

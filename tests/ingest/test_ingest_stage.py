@@ -98,3 +98,23 @@ def test_spark_tasks_give_what_the_local_runner_gives(tmp_path, spark):
     assert distributed.stats.tasks == 2 and distributed.stats.kept == local.stats.kept
     for name in ("part-00000.parquet", "part-00001.parquet"):
         assert pq.read_table(tmp_path / "spark" / name).equals(pq.read_table(tmp_path / "local" / name))
+
+
+def test_ids_two_files_share_are_kept_and_named_by_ingest_and_export(tmp_path, daily, capsys):
+    """Each file's own repeats are `duplicate_id` rows; repeats across files (a Data-Juicer export's
+    parts: 100 rows, 93 ids) are kept, with one warning line from ingest and from export."""
+    records = [{"id": str(n), "text": d["body"]} for n, d in enumerate(daily)]
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    write_jsonl(parts / "a.jsonl", records[:3])
+    write_jsonl(parts / "b.jsonl", records[1:])  # ids 1 and 2 again
+    out = tmp_path / "out"
+    assert main(["ingest", "--input", str(parts), "--output", str(out), "--runner", "local"]) == 0
+    rows, ids = len(records) + 2, len(records)
+    said = f"holds {rows} rows under {ids} distinct ids: 2 rows repeat the id of another"
+    assert f"ingest: warning: {out} {said}" in capsys.readouterr().out
+    assert main(["export", "--input", str(out), "--output", str(tmp_path / "dataset")]) == 0
+    assert f"export: warning: {out} {said}" in capsys.readouterr().err
+    write_jsonl(parts / "b.jsonl", records[3:])
+    assert main(["ingest", "--input", str(parts), "--output", str(tmp_path / "apart"), "--runner", "local"]) == 0
+    assert "warning" not in capsys.readouterr().out

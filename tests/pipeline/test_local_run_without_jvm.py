@@ -8,8 +8,9 @@ from unittest import mock
 
 from pipeline_inputs import small_config, write_demo_warc
 
-from corpus_pipeline.pipeline.context import RunPlan
-from corpus_pipeline.pipeline.runner import run_pipeline
+from corpus_pipeline.pipeline.context import RunPlan, StepOutcome
+from corpus_pipeline.pipeline.runner import _progress, run_pipeline
+from corpus_pipeline.stats import StageStats
 
 
 def _no_session(*args, **kwargs):
@@ -29,3 +30,11 @@ def test_a_local_run_of_a_small_input_never_asks_for_spark(tmp_path):
     stats = json.loads((result.context.run_dir / "04_dedup" / "_stats.json").read_text(encoding="utf-8"))
     assert stats["dropped"] == steps["dedup"]["documents"]["dropped"]
     assert (result.context.tokens / "manifest.json").exists()
+
+
+def test_a_fused_stage_s_step_line_shows_its_own_seconds_as_the_table_does():
+    """In a fused pass (pii + quality) the first step spends the pass's wall time, quality none."""
+    quality = StepOutcome("ran", stats=StageStats("quality", docs_in=41, kept=30, seconds=6.0))
+    assert _progress(9, 16, "quality", quality, seconds=0.0) == "[9/16] quality: ran, 41 in, 30 kept in 6.0 s"
+    reused = StepOutcome("reused", stats=StageStats("quality", docs_in=41, kept=30, seconds=6.0))
+    assert _progress(9, 16, "quality", reused, seconds=0.2).endswith("in 0.2 s")  # this run's time, not the first's

@@ -76,3 +76,14 @@ def test_long_bar_labels_wrap_whole_instead_of_being_cut():
     tops = [(float(lines[0].get("y")), float(lines[-1].get("y"))) for lines in spans]
     assert all(later[0] > earlier[1] for earlier, later in itertools.pairwise(tops))
     assert len(chart.findall(f"{SVG}rect")) == 3
+
+
+def test_the_last_axis_label_ends_inside_the_image():
+    """A heavy-tailed signal's last tick ("1.59e+06") ran past the right edge when centred on it."""
+    plot = histogram("words", {"kept": np.linspace(0, 1.59e6, 50)}, bins=10)
+    chart = etree.fromstring(histogram_chart(plot))
+    ticks = [text for text in chart.iter(f"{SVG}text") if text.text and text.text.endswith("e+06")]
+    last = max(ticks, key=lambda text: float(text.get("x")))
+    width = len(last.text) * 11 * 0.6  # 11 px sans-serif: about 0.6 em a character
+    right = {"start": width, "middle": width / 2, "end": 0.0}[last.get("text-anchor")] + float(last.get("x"))
+    assert last.text == "1.59e+06" and right <= float(chart.get("width"))

@@ -6,12 +6,14 @@ import json
 
 import numpy as np
 import pyarrow.parquet as pq
-from report_run_fixture import ENGLISH_ARTICLES, config, report_run  # noqa: F401 (a fixture)
+from report_run_fixture import ENGLISH_ARTICLES, config, copy_run, report_run  # noqa: F401 (a fixture)
 
 from corpus_pipeline.report.bars import Bars
 from corpus_pipeline.report.collect import collect
+from corpus_pipeline.report.funnel import funnel_rows, text_bytes_per_token
 from corpus_pipeline.report.quality_figures import signal_bounds
-from corpus_pipeline.report.run_dir import STAGES
+from corpus_pipeline.report.run_dir import STAGES, StageRun
+from corpus_pipeline.stats import StageStats
 
 
 def stage_stats(run_dir, directory: str) -> dict:
@@ -74,6 +76,10 @@ def test_quality_histograms_count_every_document_with_the_rule_bounds(report_run
     assert plots["gopher_bullet_lines_frac"].thresholds == [("max (gopher_bullet_lines_frac)", 0.9)]
     assert "quality_classifier_score" in figures.quality_not_computed  # no classifier configured
     assert "dup_content_hash" not in plots
+    # A signal that is 0 for every document is named, not drawn as one bar at 0.
+    assert figures.quality_all_zero and not set(figures.quality_all_zero) & set(plots)
+    assert all(any(any(counts) for counts in plot.series.values()) for plot in plots.values())
+    assert not any(set(plot.edges) <= {-0.5, 0.5} for plot in plots.values())
 
 
 def test_signal_bounds_follow_the_config():
@@ -110,3 +116,38 @@ def test_examples_per_reason_and_borderline_kept(report_run):  # noqa: F811
     assert all(len(group.examples) <= 2 for group in figures.examples)
     borderline = next(g for g in figures.examples if g.title == "kept nearest the bound of gopher_bullet_lines_frac")
     assert borderline.examples and all(e.detail.startswith("gopher_bullet_lines_frac=") for e in borderline.examples)
+
+
+def test_the_funnel_counts_tokens_from_mix_when_mix_made_the_shards(tmp_path):
+    """The demo's funnel: tokenize "not needed", mix wrote the shards (its tokens used to show "-")."""
+    quality = StageStats("quality", docs_in=900, bytes_in=6_000_000, kept=800, bytes_kept=5_000_000)
+    mix = StageStats("mix", docs_in=800, bytes_in=5_000_000, kept=800, bytes_kept=5_000_000)
+    mix.count("input_tokens", "text", 1_250_000)
+    mix.count("tokens", "shard", 3_000_800)  # repeats counted, one end-of-document token per sequence
+    mix.count("tokens", "end_of_document", 800)
+    stages = {
+        "quality": StageRun("quality", tmp_path, quality),
+        "tokenize": StageRun("tokenize", tmp_path, None),
+        "mix": StageRun("mix", tmp_path, mix),
+    }
+    assert text_bytes_per_token(stages) == 4.0
+    rows = {row.stage: row for row in funnel_rows(stages)}
+    assert (rows["mix"].tokens_in, rows["mix"].tokens_out, rows["mix"].tokens_exact) == (1_250_000, 3_000_000, True)
+    assert (rows["quality"].tokens_in, rows["quality"].tokens_out) == (1_500_000, 1_250_000)
+
+
+def test_the_funnel_starts_with_the_crawl_its_run_record_names(report_run, tmp_path):  # noqa: F811
+    """The crawl lives under <data_root>/crawl/, outside the run directory; the record names it as the
+    run was given it (here relative to the folder the run started in, data_root `data`)."""
+    run_dir = copy_run(report_run, tmp_path / "data" / "runs" / "r1")
+    crawl = tmp_path / "data" / "crawl" / "r1"
+    crawl.mkdir(parents=True)
+    stats = StageStats("crawl", docs_in=480, bytes_in=13_000_000, kept=474, bytes_kept=13_000_000, seconds=6.2)
+    stats.count_dropped("robots_blocked", 6)
+    stats.write(crawl / "_stats.json")
+    (crawl / "_SUCCESS").write_text(json.dumps({"stage": "crawl"}))
+    steps = [{"step": "crawl", "status": "ran", "output": "data/crawl/r1"}, {"step": "extract", "status": "ran"}]
+    (run_dir / "run_record.json").write_text(json.dumps({"run_dir": str(run_dir), "steps": steps}))
+    first = collect(run_dir, config()).funnel[0]
+    assert (first.stage, first.docs_in, first.kept, first.reasons) == ("crawl", 480, 474, [("robots_blocked", 6)])
+    assert first.tokens_in is None and first.tokens_out is None  # WARC bytes: no token estimate

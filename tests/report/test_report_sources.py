@@ -13,7 +13,7 @@ from stage_fixtures import real_documents, write_stage
 from corpus_pipeline.config import DriftBounds
 from corpus_pipeline.report.collect import RunFigures
 from corpus_pipeline.report.drift import Profile, compare
-from corpus_pipeline.report.html_page import _sources
+from corpus_pipeline.report.html_page import _points, _sources
 from corpus_pipeline.report.run_dir import read_stage
 from corpus_pipeline.report.source_figures import group_tables, mix_shares
 from corpus_pipeline.stats import StageStats
@@ -84,6 +84,10 @@ def test_the_section_shows_target_against_achieved_shares(tmp_path):
     )
     assert "<td>web</td><td>70.0%</td><td>70.3%</td><td>+0.3</td><td>0.40</td><td>-</td>" in html
     assert "no shards yet" in html
+
+
+def test_a_difference_that_rounds_to_zero_is_plus_zero_never_minus_zero():
+    assert [_points(d) for d in (-0.0004, 0.0004, -0.003, 0.0)] == ["+0.0", "+0.0", "-0.3", "+0.0"]
 
 
 def test_a_mix_share_that_moves_more_than_its_bound_raises_an_alert():

@@ -189,3 +189,19 @@ def test_the_stage_writes_parquet_through_the_runner(tmp_path):
     table = pq.read_table(result.output / "part-00000.parquet")
     assert table.num_rows == 1 and table.schema.field("text").type == "string"
     assert pq.ParquetFile(result.output / "part-00000.parquet").metadata.row_group(0).column(0).compression == "ZSTD"
+
+
+def test_a_folder_s_files_that_are_no_crawl_are_named_as_skipped_once(tmp_path, caplog):
+    """As ingest names the files of a folder it skips; `run` lists its inputs twice, one line each."""
+    page = {"url": "https://a.example/", "payload": html_page("text " * 50).encode(), "content_type": "text/html"}
+    (tmp_path / "crawl").mkdir()
+    warc = write_warc(tmp_path / "crawl" / "a.warc.gz", [page])
+    (tmp_path / "crawl" / "README.md").write_text("where these came from")
+    (tmp_path / "crawl" / ".notes").write_text("hidden: not named")
+    stage = ExtractStage()
+    with caplog.at_level("WARNING", logger="corpus_pipeline.inputs"):
+        assert stage.input_files([str(tmp_path / "crawl")]) == [str(warc)]
+        stage.input_files([str(tmp_path / "crawl")])
+    skipped = [record.getMessage() for record in caplog.records]
+    assert skipped == [f"extract: skipped {tmp_path / 'crawl' / 'README.md'}: not a WARC, ARC or WET file name "
+                       "(.warc, .warc.gz, .arc, .arc.gz, .wet, .wet.gz, .warc.wet.gz)"]  # fmt: skip

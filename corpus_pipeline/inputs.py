@@ -28,7 +28,7 @@ def expand_crawl_inputs(arguments: list[str], storage: Storage) -> list[str]:
     """The crawl files; a local folder's other files (a README, a listing, an image) are left out,
     each named once in the log, as ingest names the files it skips."""
     files = expand_inputs(arguments, CRAWL_SUFFIXES, "WARC, ARC or WET", storage)
-    folders = [argument for argument in arguments if "://" not in argument and os.path.isdir(argument)]
+    folders = [argument for argument in arguments if os.path.isdir(argument)]  # an s3:// prefix is none
     for folder in folders:
         for path in sorted(matching_files(storage, folder, ("",), "any", _enters)):
             if not has_suffix(path, CRAWL_SUFFIXES) and absolute(path) not in _NAMED_SKIPPED:

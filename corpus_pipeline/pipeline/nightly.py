@@ -37,6 +37,7 @@ from functools import partial
 
 from corpus_pipeline import failures
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.layout import RUN_RECORD
 from corpus_pipeline.engine.stage_dir import Location, child, location
 from corpus_pipeline.engine.task_plan import file_identity
 from corpus_pipeline.failures import RunRefused
@@ -44,7 +45,7 @@ from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.input_files import list_crawl_files
 from corpus_pipeline.pipeline.preflight import check_config
-from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
+from corpus_pipeline.pipeline.record import utc_now
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locks import LockHeld, hold
 
@@ -237,7 +238,7 @@ def _previous_run(config: PipelineConfig, current) -> Location | None:
     if current is None or not current.info["increments"]:
         return None
     run_dir = child(location(config.data_root), f"runs/{current.info['increments'][-1]['run_id']}")
-    return run_dir if Storage(config.storage).exists(str(child(run_dir, RECORD_FILE))) else None
+    return run_dir if Storage(config.storage).exists(str(child(run_dir, RUN_RECORD))) else None
 
 
 def _process(config, runner, layout: NightlyLayout, current, by_source: dict, log: Log, entry: dict) -> int:

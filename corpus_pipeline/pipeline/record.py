@@ -14,8 +14,6 @@ from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.json_files import read_json, write_json
 from corpus_pipeline.storage.locations import shown
 
-RECORD_FILE = RUN_RECORD
-
 
 def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -29,7 +27,7 @@ class RunRecord:
 
     @classmethod
     def start(cls, plan: RunPlan) -> RunRecord:
-        path = child(plan.run_dir, RECORD_FILE)
+        path = child(plan.run_dir, RUN_RECORD)
         storage = Storage(plan.config.storage)
         earlier = read_json(path, storage)
         data = {

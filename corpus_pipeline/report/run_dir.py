@@ -19,7 +19,6 @@ from corpus_pipeline.engine.output_guard import read_marker
 from corpus_pipeline.engine.registry import STAGES as REGISTRY
 from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS, MissingInputError, input_parts, read_success
 from corpus_pipeline.engine.task_output import REJECTED_DIR
-from corpus_pipeline.pipeline.record import RECORD_FILE
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.errors import OutputRefusedError
@@ -124,7 +123,7 @@ def crawl_runs(run_dir: Path) -> dict[str | None, StageRun]:
     directory), by source (None: the run's one web source), as its run record names them. The
     record keeps a relative data_root's path as given, relative to where the run was started: the
     run directory or the nearest folder above it where that path is a finished crawl."""
-    record_path = run_dir / RECORD_FILE
+    record_path = run_dir / RUN_RECORD
     if not record_path.is_file():
         return {}
     found = {}

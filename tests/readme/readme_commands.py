@@ -72,6 +72,8 @@ RUN_BY = {
         "tests/embeddings/test_quality_head.py::test_training_from_sources_measures_each_source_and_writes_the_card",
     "make train": "tests/train/test_train_processes.py::test_sigterm_checkpoints_and_resume_finishes",
     "make eval-pii": "tests/pii/test_pii_eval.py::test_targets_on_presidio_synth_dev",
+    "corpus-pipeline eval quality --labels mine.jsonl":
+        "tests/quality/test_quality_eval.py::test_the_cli_verb_prints_the_table_and_json",
     "make eval-dedup": "tests/dedup/test_dedup_plant_eval.py::test_cli_registers_the_verb_and_the_eval_target",
     **{
         f"make {stage}": _STAGE_RULE

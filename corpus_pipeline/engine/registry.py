@@ -12,16 +12,34 @@ lists the stages for the Makefile before any virtual environment exists.
     input     what `--input` names: crawl files, a stage directory of documents, or a seeds file
     output    what its directory holds: documents, warc, a tokenizer or token shards
     opt_in    a run includes it only when its config section says `enabled: true`
+    config    "module:Model", its section's config model: `PipelineConfig` is built from these
+    preflight "module:function" checks before a run's first step, each given a `Preflight`
+    notes     "module:function" adding what its step found to the run record (outcome, config)
+    drop_reasons  every reason it drops a document for (schemas/document.md's table is checked)
+    reads, writes the columns it reads and writes; a run is refused at plan time when a stage reads
+              a column no stage before it writes (engine/columns.py)
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # spark: tasks as Spark tasks (local[*] unless spark-submit set a master); local: in this process.
 RUNNERS = ("spark", "local")
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """What a stage's preflight check is given: the run's config (a PipelineConfig), the tokenizer
+    the run was given (None: the one of `pipeline.tokenizer`, or trained), and whether the run's mix
+    remixes published increments (the nightly's: it checked the mix targets against every source)."""
+
+    config: object
+    tokenizer: object = None
+    remixes_published: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,6 +79,19 @@ class StageSpec:
     gates: tuple[str, ...] = ()
     # True: a run leaves it out unless `<section>.enabled` is true (its CLI verb runs it anyway).
     opt_in: bool = False
+    # Its config model, "module:Model": `PipelineConfig.<section>` (config/__init__.py).
+    config: str = ""
+    # Checks before the first step of a run, "module:function": Preflight -> list of problems.
+    preflight: tuple[str, ...] = ()
+    # "module:function" (outcome, config) -> dict: what its step adds to the run record when it ran
+    # (pipeline/record_notes.py).
+    notes: str | None = None
+    # Every reason it drops a document for; schemas/document.md's table lists exactly these.
+    drop_reasons: tuple[str, ...] = ()
+    # The columns it reads (checked at plan time against what the stages before it write) and the
+    # columns it adds or rewrites.
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
 
     @property
     def fusable(self) -> bool:
@@ -75,6 +106,12 @@ _TOKENIZER = StageOption(
     required=True,
 )
 
+# The document columns a source stage writes (document.py's DOCUMENT_SCHEMA, less langid's).
+_SOURCE_COLUMNS = (
+    "id", "text", "url", "date", "dump", "source", "domain", "file_path", "warc_record_id", "warc_offset",
+    "content_type", "charset", "token_count", "metadata",
+)  # fmt: skip
+
 STAGES: tuple[StageSpec, ...] = (
     StageSpec(
         "crawl",
@@ -88,6 +125,7 @@ STAGES: tuple[StageSpec, ...] = (
         options=(StageOption("--previous", "an earlier crawl's output: send conditional requests"),),
         # One process crawls every seed; --runner spark spreads domain groups over the cluster.
         default_runner="local",
+        config="corpus_pipeline.config.ingest:CrawlConfig",
     ),
     StageSpec(
         "extract",
@@ -98,6 +136,19 @@ STAGES: tuple[StageSpec, ...] = (
         "WARC/WET/ARC files -> documents (trafilatura)",
         input="files",
         also_reads=("domains", "storage"),
+        config="corpus_pipeline.config.ingest:ExtractConfig",
+        drop_reasons=(
+            "not_a_document",
+            "http_status",
+            "not_html",
+            "too_large",
+            "binary_content",
+            "extract_error",
+            "extract_timeout",
+            "no_main_text",
+            "read_error",
+        ),
+        writes=_SOURCE_COLUMNS,
     ),
     StageSpec(
         "ingest",
@@ -125,6 +176,22 @@ STAGES: tuple[StageSpec, ...] = (
             ),
         ),
         also_reads=("domains", "storage"),
+        config="corpus_pipeline.config.sources:IngestConfig",
+        drop_reasons=(
+            "not_json",
+            "bad_csv_row",
+            "missing_text",
+            "text_not_string",
+            "invalid_utf8",
+            "empty_text",
+            "too_large",
+            "invalid_id",
+            "duplicate_id",
+            "wiki_redirect",
+            "not_an_article",
+            "read_error",
+        ),
+        writes=_SOURCE_COLUMNS,
     ),
     StageSpec(
         "langid",
@@ -133,6 +200,10 @@ STAGES: tuple[StageSpec, ...] = (
         "langid",
         "corpus_pipeline.stages.langid:LangIdStage",
         "language ID (fastText lid.176)",
+        config="corpus_pipeline.config.ingest:LangIdConfig",
+        drop_reasons=("language_unknown", "language_not_allowed", "low_language_score"),
+        reads=("text",),
+        writes=("language", "language_score", "language_topk"),
     ),
     StageSpec(
         "normalize",
@@ -141,6 +212,10 @@ STAGES: tuple[StageSpec, ...] = (
         "normalize",
         "corpus_pipeline.stages.normalize:NormalizeStage",
         "Unicode/whitespace cleanup, boilerplate lines",
+        config="corpus_pipeline.config.ingest:NormalizeConfig",
+        drop_reasons=("empty_after_normalize",),
+        reads=("text",),
+        writes=("text",),
     ),
     StageSpec(
         "embed",
@@ -152,6 +227,9 @@ STAGES: tuple[StageSpec, ...] = (
         # Before dedup so that its `semantic` method reads the vectors; a transformer on two CPU
         # cores costs more than every other stage together, hence opt-in.
         opt_in=True,
+        config="corpus_pipeline.config.embeddings:EmbeddingsConfig",
+        reads=("text",),
+        writes=("embedding", "embedding_model"),
     ),
     StageSpec(
         "dedup",
@@ -169,6 +247,17 @@ STAGES: tuple[StageSpec, ...] = (
         ),
         many_inputs=True,
         also_reads=("storage",),  # the index, on a store too, listed through the run's storage
+        config="corpus_pipeline.config.filtering:DedupConfig",
+        preflight=("corpus_pipeline.dedup.preflight:semantic_needs_embeddings",),
+        drop_reasons=(
+            "url_duplicate",
+            "exact_duplicate",
+            "id_collision",
+            "minhash_duplicate",
+            "simhash_duplicate",
+            "semantic_duplicate",
+            "empty_after_paragraph_dedup",
+        ),
     ),
     StageSpec(
         "pii",
@@ -177,6 +266,10 @@ STAGES: tuple[StageSpec, ...] = (
         "pii",
         "corpus_pipeline.pii.stage:PiiStage",
         "find, count and redact PII and secrets; drop PII-dense documents",
+        config="corpus_pipeline.config.filtering:PiiConfig",
+        drop_reasons=("pii_density",),
+        reads=("text",),
+        writes=("text", "pii_density"),
     ),
     StageSpec(
         "quality",
@@ -186,6 +279,11 @@ STAGES: tuple[StageSpec, ...] = (
         "corpus_pipeline.quality.stage:QualityStage",
         "quality signals (Gopher, C4, FineWeb, coverage, entropy, blocklists, classifier) and keep rules",
         gates=("corpus_pipeline.quality.gates:quality_gates",),
+        config="corpus_pipeline.config.filtering:QualityConfig",
+        # Its drop reasons are its keep rules' and blocklists' names, from the config
+        # (schemas/document.md, "quality rules").
+        reads=("id", "text", "language", "url", "domain"),
+        writes=("gopher_word_count", "vocab_coverage", "char_entropy", "dup_content_hash", "quality_score"),
     ),
     StageSpec(
         "decontaminate",
@@ -202,6 +300,12 @@ STAGES: tuple[StageSpec, ...] = (
             ),
         ),
         gates=("corpus_pipeline.decontam.gates:decontamination_gates",),
+        config="corpus_pipeline.config.decontamination:DecontaminationConfig",
+        preflight=("corpus_pipeline.decontam.preflight:eval_set_problems",),
+        notes="corpus_pipeline.pipeline.record_notes:decontamination_notes",
+        drop_reasons=("contaminated",),
+        reads=("id", "text"),
+        writes=("text", "decontam_items_matched", "decontam_spans_removed", "decontam_chars_removed"),
     ),
     StageSpec(
         "train-tokenizer",
@@ -213,6 +317,7 @@ STAGES: tuple[StageSpec, ...] = (
         output="tokenizer",
         options=(StageOption("--vocab-size", "the vocabulary size", config_key="train_tokenizer.vocab_size"),),
         consumes_corpus=True,
+        config="corpus_pipeline.config.tokens:TrainTokenizerConfig",
     ),
     StageSpec(
         "tokenize",
@@ -225,6 +330,7 @@ STAGES: tuple[StageSpec, ...] = (
         options=(_TOKENIZER,),
         consumes_corpus=True,
         also_reads=("storage",),  # a tokenizer on a store is fetched through the run's storage
+        config="corpus_pipeline.config.tokens:TokenizeConfig",
     ),
     StageSpec(
         "mix",
@@ -238,10 +344,19 @@ STAGES: tuple[StageSpec, ...] = (
         consumes_corpus=True,
         many_inputs=True,
         also_reads=("tokenize", "engine", "storage"),
+        config="corpus_pipeline.config.mix:MixConfig",
+        preflight=("corpus_pipeline.mix.preflight:target_problems",),
     ),
 )
 
 _BY_NAME = {spec.name: spec for spec in STAGES}
+
+
+def resolve(reference: str):
+    """What a "module:name" reference of an entry names (its factory, config model, gates...),
+    imported only when asked for, so that this module stays importable without the project."""
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def stage_spec(name: str) -> StageSpec:

@@ -8,7 +8,6 @@ pipeline steps all call.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from corpus_pipeline.engine.lifecycle import (
     run_chain,
     run_global,
 )
-from corpus_pipeline.engine.registry import RUNNERS, StageSpec, stage_spec
+from corpus_pipeline.engine.registry import RUNNERS, StageSpec, resolve, stage_spec
 from corpus_pipeline.engine.stage_dir import check_output_apart, location
 from corpus_pipeline.stages.base import SourceStage
 from corpus_pipeline.storage import Storage
@@ -40,8 +39,7 @@ def make_executor(config: PipelineConfig, runner: str) -> Executor:
 
 
 def stage_class(spec: StageSpec) -> type:
-    module, _, name = spec.factory.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return resolve(spec.factory)
 
 
 def _sections(spec: StageSpec, config: PipelineConfig) -> tuple:

@@ -16,7 +16,6 @@ directory, found by its name.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -135,11 +134,6 @@ def final_corpus(run_dir: Location, storage: Storage) -> tuple[Location, Locatio
     raise FileNotFoundError(f"{run_dir} has no finished stage of documents (one of {names} with {SUCCESS})")
 
 
-def gate_function(reference: str) -> GateFunction:
-    module, _, name = reference.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def corpus_documents(corpus: Location, storage: Storage) -> int:
     """The documents of a finished stage, from its parts' footers (no rows read)."""
     return sum(parquet_metadata(storage, str(part)).num_rows for part in input_parts(corpus, storage))
@@ -156,7 +150,7 @@ def evaluate_gates(
     for spec in registry.STAGES:
         for reference in spec.gates:
             inputs = GateInputs(corpus, child(run_dir, spec.directory), config, storage)
-            findings = gate_function(reference)(inputs)
+            findings = registry.resolve(reference)(inputs)
             report.gates += findings.gates
             report.languages.update(findings.languages)
     return report

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from corpus_pipeline.engine.registry import STAGES, StageSpec, fused_run, opted_out, stage_spec
+from corpus_pipeline.engine.registry import STAGES, StageSpec, fused_run, opted_out, resolve, stage_spec
 from corpus_pipeline.engine.run import run_fused, run_stage
 from corpus_pipeline.engine.stage_dir import Location, child, location, stage_files
 from corpus_pipeline.inputs import expand_crawl_inputs
@@ -81,7 +81,8 @@ def ingest(ctx: RunContext) -> StepOutcome:
 
 
 def document_step(name: str) -> Callable[[RunContext], StepOutcome]:
-    """A document stage on the previous stage's documents, or the result of the pass it was fused into."""
+    """A document stage on the previous stage's documents, or the result of the pass it was fused
+    into; with what its registry entry's `notes` add to the run record."""
 
     def run(ctx: RunContext) -> StepOutcome:
         if name in opted_out(ctx.plan.config):
@@ -92,29 +93,15 @@ def document_step(name: str) -> Callable[[RunContext], StepOutcome]:
         if name in ctx.fused:
             result = ctx.fused.pop(name)
             ctx.documents = result.output
-            return StepOutcome.of_stage(result)
-        return _run_fused_from(ctx, name, ctx.documents)
+            outcome = StepOutcome.of_stage(result)
+        else:
+            outcome = _run_fused_from(ctx, name, ctx.documents)
+        notes = stage_spec(name).notes
+        if notes is not None and outcome.stats is not None:
+            outcome.notes.update(resolve(notes)(outcome, ctx.config))
+        return outcome
 
     return run
-
-
-def decontaminate(ctx: RunContext) -> StepOutcome:
-    """The document step, with what it found per eval set, and a few redacted examples, in the run record."""
-    from corpus_pipeline.decontam.record import set_summaries
-    from corpus_pipeline.decontam.stage import REASON
-    from corpus_pipeline.document import REJECT_DETAIL_FIELD
-    from corpus_pipeline.pipeline.input_files import rejected_files
-    from corpus_pipeline.report.run_dir import first_rows
-
-    outcome = document_step("decontaminate")(ctx)
-    if outcome.stats is not None:
-        outcome.notes["eval_sets"] = {name: s.to_record() for name, s in set_summaries(outcome.stats).items()}
-        storage = Storage(ctx.config.storage)
-        # Opened one by one as first_rows reads them: it stops at examples_per_rule rows.
-        dropped = (storage.parquet_source(str(p)) for p in rejected_files(outcome.output, REASON, storage))
-        rows = first_rows(dropped, [REJECT_DETAIL_FIELD.name], ctx.config.report.examples_per_rule)
-        outcome.notes["examples"] = [row[REJECT_DETAIL_FIELD.name] for row in rows]  # quoted in part only
-    return outcome
 
 
 def dedup(ctx: RunContext) -> StepOutcome:
@@ -238,7 +225,6 @@ _STAGE_STEPS: dict[str, Callable[[RunContext], StepOutcome]] = {
     "extract": extract,
     "ingest": ingest,
     "dedup": dedup,
-    "decontaminate": decontaminate,
     "train-tokenizer": train_tokenizer,
     "tokenize": tokenize,
     "mix": mix,

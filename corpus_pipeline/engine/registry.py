@@ -14,7 +14,7 @@ lists the stages for the Makefile before any virtual environment exists.
     opt_in    a run includes it only when its config section says `enabled: true`
     config    "module:Model", its section's config model: `PipelineConfig` is built from these
     preflight "module:function" checks before a run's first step, each given a `Preflight`
-    notes     "module:function" adding what its step found to the run record (outcome, config)
+    notes     "module:function" adding what its step found to the run record (pipeline/record_notes.py)
     drop_reasons  every reason it drops a document for (schemas/document.md's table is checked)
     reads, writes the columns it reads and writes; a run is refused at plan time when a stage reads
               a column no stage before it writes (engine/columns.py)
@@ -79,17 +79,11 @@ class StageSpec:
     gates: tuple[str, ...] = ()
     # True: a run leaves it out unless `<section>.enabled` is true (its CLI verb runs it anyway).
     opt_in: bool = False
-    # Its config model, "module:Model": `PipelineConfig.<section>` (config/__init__.py).
+    # The fields below are described in the module's docstring.
     config: str = ""
-    # Checks before the first step of a run, "module:function": Preflight -> list of problems.
     preflight: tuple[str, ...] = ()
-    # "module:function" (outcome, config) -> dict: what its step adds to the run record when it ran
-    # (pipeline/record_notes.py).
     notes: str | None = None
-    # Every reason it drops a document for; schemas/document.md's table lists exactly these.
     drop_reasons: tuple[str, ...] = ()
-    # The columns it reads (checked at plan time against what the stages before it write) and the
-    # columns it adds or rewrites.
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
 
@@ -137,16 +131,9 @@ STAGES: tuple[StageSpec, ...] = (
         input="files",
         also_reads=("domains", "storage"),
         config="corpus_pipeline.config.ingest:ExtractConfig",
-        drop_reasons=(
-            "not_a_document",
-            "http_status",
-            "not_html",
-            "too_large",
-            "binary_content",
-            "extract_error",
-            "extract_timeout",
-            "no_main_text",
-            "read_error",
+        drop_reasons=tuple(
+            "not_a_document http_status not_html too_large binary_content extract_error extract_timeout "
+            "no_main_text read_error".split()
         ),
         writes=_SOURCE_COLUMNS,
     ),
@@ -177,19 +164,9 @@ STAGES: tuple[StageSpec, ...] = (
         ),
         also_reads=("domains", "storage"),
         config="corpus_pipeline.config.sources:IngestConfig",
-        drop_reasons=(
-            "not_json",
-            "bad_csv_row",
-            "missing_text",
-            "text_not_string",
-            "invalid_utf8",
-            "empty_text",
-            "too_large",
-            "invalid_id",
-            "duplicate_id",
-            "wiki_redirect",
-            "not_an_article",
-            "read_error",
+        drop_reasons=tuple(
+            "not_json bad_csv_row missing_text text_not_string invalid_utf8 empty_text too_large invalid_id "
+            "duplicate_id wiki_redirect not_an_article read_error".split()
         ),
         writes=_SOURCE_COLUMNS,
     ),
@@ -249,14 +226,9 @@ STAGES: tuple[StageSpec, ...] = (
         also_reads=("storage",),  # the index, on a store too, listed through the run's storage
         config="corpus_pipeline.config.filtering:DedupConfig",
         preflight=("corpus_pipeline.dedup.preflight:semantic_needs_embeddings",),
-        drop_reasons=(
-            "url_duplicate",
-            "exact_duplicate",
-            "id_collision",
-            "minhash_duplicate",
-            "simhash_duplicate",
-            "semantic_duplicate",
-            "empty_after_paragraph_dedup",
+        drop_reasons=tuple(
+            "url_duplicate exact_duplicate id_collision minhash_duplicate simhash_duplicate semantic_duplicate "
+            "empty_after_paragraph_dedup".split()
         ),
     ),
     StageSpec(

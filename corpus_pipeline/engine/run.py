@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine.columns import check_input_columns
 from corpus_pipeline.engine.lifecycle import (
     Executor,
     GlobalStage,
@@ -108,9 +109,9 @@ def run_stage(name: str, source, output: Path, config: PipelineConfig, executor:
     if isinstance(stage, GlobalStage):
         return run_global(stage, _global_input(spec, source), location(output), executor, storage)
     outputs = [location(output)]
-    return run_chain([stage], _source_input(stage, source, outputs), outputs, executor, config.engine, storage=storage)[
-        0
-    ]
+    read = _source_input(stage, source, outputs)
+    _check_columns([spec], read, storage)
+    return run_chain([stage], read, outputs, executor, config.engine, storage=storage)[0]
 
 
 def run_fused(
@@ -124,6 +125,13 @@ def run_fused(
     stages = [build_stage(spec, config) for spec in specs]
     outputs = [location(o) for o in outputs]
     storage = Storage(config.storage)
-    return run_chain(
-        stages, _source_input(stages[0], source, outputs), outputs, executor, config.engine, storage=storage
-    )
+    read = _source_input(stages[0], source, outputs)
+    _check_columns(specs, read, storage)
+    return run_chain(stages, read, outputs, executor, config.engine, storage=storage)
+
+
+def _check_columns(specs: list[StageSpec], read, storage: Storage) -> None:
+    """Before the first task: the stage directory a document chain reads holds every column it
+    reads (a source stage writes its own columns)."""
+    if specs[0].kind == "document":
+        check_input_columns(specs, read, storage)

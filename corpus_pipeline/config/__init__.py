@@ -88,6 +88,7 @@ __all__ = [
     "TrainTokenizerConfig",
     "apply_override",
     "load_config",
+    "pipeline_config_model",
     "read_raw_config",
     "validate_config",
 ]
@@ -99,26 +100,33 @@ def _section(model: type[Strict]):
 
 # Sections no one stage owns: where a run lives, how it runs, and what several stages read.
 _RUN_WIDE = {
-    "spark": _section(SparkConfig),
-    "engine": _section(EngineConfig),
-    "domains": _section(DomainsConfig),
-    "pipeline": _section(RunConfig),
-    "nightly": _section(NightlyConfig),
-    "report": _section(ReportConfig),
-    "storage": _section(StorageConfig),
+    "spark": SparkConfig,
+    "engine": EngineConfig,
+    "domains": DomainsConfig,
+    "pipeline": RunConfig,
+    "nightly": NightlyConfig,
+    "report": ReportConfig,
+    "storage": StorageConfig,
 }
-_BY_STAGE = {spec.section: _section(resolve(spec.config)) for spec in STAGES}
 
-PipelineConfig = create_model(
-    "PipelineConfig",
-    __base__=Strict,
-    __module__=__name__,
-    __doc__="Every section of a run's config: each registry stage's, and the run-wide ones.",
-    data_root=(str, "data"),
-    run_id=(str, "demo"),
-    **_BY_STAGE,
-    **_RUN_WIDE,
-)
+
+def pipeline_config_model(stages) -> type[Strict]:
+    """The model of a run's config: a section per stage of `stages` (registry entries; stages that
+    share a section share it), each of the model its entry names, and the run-wide sections."""
+    by_stage = {spec.section: resolve(spec.config) for spec in stages}
+    sections = {name: (model, Field(default_factory=model)) for name, model in {**by_stage, **_RUN_WIDE}.items()}
+    return create_model(
+        "PipelineConfig",
+        __base__=Strict,
+        __module__=__name__,
+        __doc__="Every section of a run's config: each registry stage's, and the run-wide ones.",
+        data_root=(str, "data"),
+        run_id=(str, "demo"),
+        **sections,
+    )
+
+
+PipelineConfig = pipeline_config_model(STAGES)
 
 
 class ConfigError(ValueError):

@@ -6,7 +6,8 @@ exit 2 (failures.RunRefused), every problem in one message naming its key and pa
 from __future__ import annotations
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.registry import STAGES, Preflight, resolve
+from corpus_pipeline.engine import registry
+from corpus_pipeline.engine.registry import Preflight, resolve
 from corpus_pipeline.failures import RunRefused, one_line
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.input_files import list_crawl_files
@@ -26,7 +27,7 @@ def check_config(config: PipelineConfig, tokenizer=None, remixes_published: bool
         if not Path(train_config).is_file():
             problems.append(f"pipeline.train_config: {train_config} does not exist")
     given = Preflight(config, tokenizer, remixes_published)
-    for spec in STAGES:
+    for spec in registry.STAGES:
         for check in spec.preflight:
             problems += resolve(check)(given)
     if problems:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from corpus_pipeline.engine.registry import STAGES, StageSpec, fused_run, opted_out, resolve, stage_spec
+from corpus_pipeline.engine import registry
+from corpus_pipeline.engine.registry import StageSpec, fused_run, opted_out, resolve, stage_spec
 from corpus_pipeline.engine.run import run_fused, run_stage
 from corpus_pipeline.engine.stage_dir import Location, child, location, stage_files
 from corpus_pipeline.inputs import expand_crawl_inputs
@@ -231,20 +232,22 @@ _STAGE_STEPS: dict[str, Callable[[RunContext], StepOutcome]] = {
 }
 
 
-# The stages each source runs on its own (pipeline.sources), up to the one dedup of all of them.
-PER_SOURCE_STAGES = tuple(spec.name for spec in STAGES[: STAGES.index(stage_spec("dedup"))])
+def per_source_stages() -> tuple[str, ...]:
+    """The stages each source runs on its own (pipeline.sources), up to the one dedup of all of them."""
+    stages = registry.STAGES
+    return tuple(spec.name for spec in stages[: stages.index(stage_spec("dedup"))])
 
 
 def _stage_step(spec: StageSpec) -> Step:
     run = _STAGE_STEPS.get(spec.name) or document_step(spec.name)
-    return Step(spec.name, run, needs_passing_gates=spec.consumes_corpus, per_source=spec.name in PER_SOURCE_STAGES)
+    return Step(spec.name, run, needs_passing_gates=spec.consumes_corpus, per_source=spec.name in per_source_stages())
 
 
 def pipeline_steps() -> tuple[Step, ...]:
-    """Every registry stage in order, the gates before the first that consumes the corpus, then the
-    model and the report."""
+    """Every registry stage in order (as registered when called), the gates before the first that
+    consumes the corpus, then the model and the report."""
     steps: list[Step] = []
-    for spec in STAGES:
+    for spec in registry.STAGES:
         if spec.consumes_corpus and all(step.name != "gates" for step in steps):
             steps.append(Step("gates", gates))
         steps.append(_stage_step(spec))

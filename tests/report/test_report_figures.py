@@ -47,7 +47,7 @@ def test_funnel_counts_are_the_stats_files(report_run):  # noqa: F811
 
 def test_language_domain_and_cluster_figures(report_run):  # noqa: F811
     figures = collect(report_run, config())
-    assert figures.final_stage == "decontaminate"
+    assert stage_dir(report_run, figures.final_stage) == final_corpus(report_run)
     assert dict(figures.languages_detected.items) == stage_stats(report_run, "langid")["extra"]["languages"]
     final = pq.read_table(final_corpus(report_run), columns=["language", "url"]).to_pylist()
     languages = {}

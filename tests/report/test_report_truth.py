@@ -11,6 +11,7 @@ from stage_fixtures import stage_dir
 
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.registry import STAGES, stage_spec
+from corpus_pipeline.engine.registry import fused_run as fused_chain
 from corpus_pipeline.engine.run import run_fused
 from corpus_pipeline.report import write_report
 
@@ -24,8 +25,8 @@ def figures(page: str) -> list[tuple[float, float | None, str]]:
 def fused_run(report_run, target):  # noqa: F811
     """The run with pii -> quality -> decontaminate fused, as `run` writes them: 05 and 06 keep no parts."""
     run = copy_run(report_run, target, ("extract", "langid", "normalize", "dedup"))
-    chain = ["pii", "quality", "decontaminate"]
-    dirs = [stage_dir(run, "pii"), stage_dir(run, "quality"), stage_dir(run, "decontaminate")]
+    chain = [spec.name for spec in fused_chain("pii")]
+    dirs = [stage_dir(run, name) for name in chain]
     run_fused(chain, stage_dir(run, "dedup"), dirs, config(), LocalExecutor())
     assert not list((stage_dir(run, "quality")).glob("part-*.parquet"))
     return run

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # spark: tasks as Spark tasks (local[*] unless spark-submit set a master); local: in this process.
@@ -336,52 +335,6 @@ def stage_spec(name: str) -> StageSpec:
         return _BY_NAME[name]
     except KeyError:
         raise ValueError(f"unknown stage {name!r}: expected one of {', '.join(_BY_NAME)}") from None
-
-
-def previous_documents_stage(name: str, holds_documents: Callable[[str], bool] | None = None) -> StageSpec | None:
-    """The stage whose documents `name` reads in a run (None for a stage that reads files or seeds).
-
-    An opt-in stage counts only when `holds_documents(directory)` says it ran (dedup reads embed's
-    directory after `corpus-pipeline embed`, normalize's otherwise). Right after the source stages
-    (extract, ingest) that is the one source stage whose directory `holds_documents(directory)`
-    says is there; with no such test, or none there, the first (extract). Several there:
-    ValueError, the caller must say which (`--input`)."""
-    if stage_spec(name).input != "documents":
-        return None
-    before = STAGES[: STAGES.index(stage_spec(name))]
-
-    def ran(spec: StageSpec) -> bool:
-        return not spec.opt_in or (holds_documents is not None and holds_documents(spec.directory))
-
-    previous = next(spec for spec in reversed(before) if spec.output == "documents" and ran(spec))
-    if previous.kind != "source":
-        return previous
-    sources = [spec for spec in STAGES if spec.kind == "source"]
-    present = [spec for spec in sources if holds_documents is not None and holds_documents(spec.directory)]
-    if len(present) > 1:
-        found = ", ".join(spec.directory for spec in present)
-        raise ValueError(f"{name}: the run holds the documents of several source stages ({found}): give --input")
-    return (present or sources)[0]
-
-
-def opted_out(config) -> tuple[str, ...]:
-    """The opt-in stages a run with `config` (a PipelineConfig) leaves out."""
-    return tuple(spec.name for spec in STAGES if spec.opt_in and not getattr(config, spec.section).enabled)
-
-
-def fused_run(name: str) -> tuple[StageSpec, ...]:
-    """`name` and the document stages after it up to the next global stage (a source stage passes
-    over the other source stages): what one pass over each task runs."""
-    start = STAGES.index(stage_spec(name))
-    if not STAGES[start].fusable:
-        return (STAGES[start],)
-    run = [STAGES[start]]
-    for spec in STAGES[start + 1 :]:
-        if spec.kind == "global":
-            break
-        if spec.kind == "document":
-            run.append(spec)
-    return tuple(run)
 
 
 def main(argv: list[str]) -> int:

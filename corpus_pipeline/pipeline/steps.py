@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from corpus_pipeline.engine import registry
-from corpus_pipeline.engine.registry import StageSpec, fused_run, opted_out, resolve, stage_spec
+from corpus_pipeline.engine.registry import StageSpec, resolve, stage_spec
 from corpus_pipeline.engine.run import run_fused, run_stage
 from corpus_pipeline.engine.stage_dir import Location, child, location, stage_files
+from corpus_pipeline.engine.stage_order import fused_run, opted_out
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline.context import RunContext, Step, StepOutcome
 from corpus_pipeline.pipeline.input_files import present_files, read_faults

@@ -11,7 +11,8 @@ from conftest import PROJECT_ROOT
 from stage_fixtures import real_documents, stage_dir, write_stage
 
 from corpus_pipeline.cli import build_parser, main
-from corpus_pipeline.engine.registry import STAGES, fused_run, previous_documents_stage, stage_spec
+from corpus_pipeline.engine.registry import STAGES, stage_spec
+from corpus_pipeline.engine.stage_order import fused_run, previous_documents_stage
 from corpus_pipeline.pipeline.steps import pipeline_steps
 from corpus_pipeline.report.run_dir import STAGES as REPORT_STAGES
 

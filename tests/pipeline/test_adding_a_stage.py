@@ -1,9 +1,9 @@
 """The recipe of README's "Adding a stage", done once: a document stage that drops documents shorter
 than N characters, after decontaminate. Its module (here: the stage and its config model below), its
 registry entry (`_ENTRY`, which a contributor writes into `STAGES` in engine/registry.py after
-decontaminate's; here it is patched in) and this test are all it takes (with its drop reason's row in schemas/document.md): the
-config section, the pipeline step, the fused pass, the gates over the final corpus, the run record
-and the plan-time column check come from the entry."""
+decontaminate's; here it is patched in), its drop reason's row in schemas/document.md and this test
+are all it takes: the config section, the pipeline step, the fused pass, the gates over the final
+corpus, the run record and the plan-time column check come from the entry."""
 
 from __future__ import annotations
 

@@ -14,6 +14,8 @@ lists the stages for the Makefile before any virtual environment exists.
     opt_in    a run includes it only when its config section says `enabled: true`
     config    "module:Model", its section's config model: `PipelineConfig` is built from these
     preflight "module:function" checks before a run's first step, each given a `Preflight`
+    step      "module:function", its pipeline step when its inputs are not just the previous
+              documents (pipeline/stage_steps.py); a document stage's is pipeline/document_steps.py's
     notes     "module:function" adding what its step found to the run record (pipeline/record_notes.py)
     drop_reasons  every reason it drops a document for (schemas/document.md's table is checked)
     reads, writes the columns it reads and writes; a run is refused at plan time when a stage reads
@@ -81,6 +83,7 @@ class StageSpec:
     # The fields below are described in the module's docstring.
     config: str = ""
     preflight: tuple[str, ...] = ()
+    step: str | None = None
     notes: str | None = None
     drop_reasons: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
@@ -113,6 +116,7 @@ STAGES: tuple[StageSpec, ...] = (
         "crawl",
         "corpus_pipeline.crawl.stage:CrawlStage",
         "crawl seed URLs (robots.txt, politeness, safety) into WARC files",
+        step="corpus_pipeline.pipeline.stage_steps:crawl",
         input="seeds",
         output="warc",
         options=(StageOption("--previous", "an earlier crawl's output: send conditional requests"),),
@@ -127,6 +131,7 @@ STAGES: tuple[StageSpec, ...] = (
         "extract",
         "corpus_pipeline.stages.extract:ExtractStage",
         "WARC/WET/ARC files -> documents (trafilatura)",
+        step="corpus_pipeline.pipeline.stage_steps:extract",
         input="files",
         also_reads=("domains", "storage"),
         config="corpus_pipeline.config.ingest:ExtractConfig",
@@ -143,6 +148,7 @@ STAGES: tuple[StageSpec, ...] = (
         "ingest",
         "corpus_pipeline.ingest.stage:IngestStage",
         "datasets (JSON lines or arrays, Parquet, CSV/TSV, text, MediaWiki XML dumps) -> documents",
+        step="corpus_pipeline.pipeline.stage_steps:ingest",
         input="datasets",
         options=(
             StageOption(
@@ -214,6 +220,7 @@ STAGES: tuple[StageSpec, ...] = (
         "dedup",
         "corpus_pipeline.dedup.stage:DedupStage",
         "drop exact and near-duplicate documents (MinHash LSH; on Spark when the input outgrows the driver)",
+        step="corpus_pipeline.pipeline.stage_steps:dedup",
         options=(
             StageOption(
                 "--index",
@@ -285,6 +292,7 @@ STAGES: tuple[StageSpec, ...] = (
         "train_tokenizer",
         "corpus_pipeline.tokenize.train_stage:TrainTokenizerStage",
         "byte-level BPE on a seeded, language-mixed sample -> DIR/tokenizer.json",
+        step="corpus_pipeline.pipeline.stage_steps:train_tokenizer",
         output="tokenizer",
         options=(StageOption("--vocab-size", "the vocabulary size", config_key="train_tokenizer.vocab_size"),),
         consumes_corpus=True,
@@ -297,6 +305,7 @@ STAGES: tuple[StageSpec, ...] = (
         "tokenize",
         "corpus_pipeline.tokenize.stage:TokenizeStage",
         "documents -> Megatron .bin/.idx token shards + manifest.json",
+        step="corpus_pipeline.pipeline.stage_steps:tokenize",
         output="tokens",
         options=(_TOKENIZER,),
         consumes_corpus=True,
@@ -310,6 +319,7 @@ STAGES: tuple[StageSpec, ...] = (
         "mix",
         "corpus_pipeline.mix.stage:MixStage",
         "documents of one or more stages -> token shards at target group shares (mix.targets) + documents.parquet",
+        step="corpus_pipeline.pipeline.stage_steps:mix",
         output="tokens",
         options=(_TOKENIZER,),
         consumes_corpus=True,

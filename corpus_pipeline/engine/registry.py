@@ -17,6 +17,7 @@ lists the stages for the Makefile before any virtual environment exists.
     step      "module:function", its pipeline step when its inputs are not just the previous
               documents (pipeline/stage_steps.py); a document stage's is pipeline/document_steps.py's
     notes     "module:function" adding what its step found to the run record (pipeline/record_notes.py)
+    report    "module:function" filling its section of the report's figures (report/collect.py)
     drop_reasons  every reason it drops a document for (schemas/document.md's table is checked)
     reads, writes the columns it reads and writes; a run is refused at plan time when a stage reads
               a column no stage before it writes (engine/columns.py)
@@ -85,6 +86,7 @@ class StageSpec:
     preflight: tuple[str, ...] = ()
     step: str | None = None
     notes: str | None = None
+    report: str | None = None
     drop_reasons: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
@@ -220,6 +222,7 @@ STAGES: tuple[StageSpec, ...] = (
         "dedup",
         "corpus_pipeline.dedup.stage:DedupStage",
         "drop exact and near-duplicate documents (MinHash LSH; on Spark when the input outgrows the driver)",
+        report="corpus_pipeline.report.corpus_figures:dedup_section",
         step="corpus_pipeline.pipeline.stage_steps:dedup",
         options=(
             StageOption(
@@ -244,6 +247,7 @@ STAGES: tuple[StageSpec, ...] = (
         "pii",
         "corpus_pipeline.pii.stage:PiiStage",
         "find, count and redact PII and secrets; drop PII-dense documents",
+        report="corpus_pipeline.report.corpus_figures:pii_section",
         config="corpus_pipeline.config.filtering:PiiConfig",
         drop_reasons=("pii_density",),
         reads=("text",),
@@ -256,6 +260,7 @@ STAGES: tuple[StageSpec, ...] = (
         "quality",
         "corpus_pipeline.quality.stage:QualityStage",
         "quality signals (Gopher, C4, FineWeb, coverage, entropy, blocklists, classifier) and keep rules",
+        report="corpus_pipeline.report.quality_figures:quality_section",
         gates=("corpus_pipeline.quality.gates:quality_gates",),
         config="corpus_pipeline.config.filtering:QualityConfig",
         # Its drop reasons are its keep rules' and blocklists' names, from the config
@@ -270,6 +275,7 @@ STAGES: tuple[StageSpec, ...] = (
         "decontamination",
         "corpus_pipeline.decontam.stage:DecontaminateStage",
         "find evaluation items (HumanEval, your sets) by n-grams: drop the document or cut them out",
+        report="corpus_pipeline.report.decontam_figures:decontamination_section",
         options=(
             StageOption(
                 "--eval",

@@ -72,3 +72,11 @@ def quality_histograms(quality: StageRun, config: QualityConfig, bins: int) -> t
         plot.notes = notes + plot.notes
         plots.append(plot)
     return plots, empty
+
+
+def quality_section(figures, quality: StageRun, config) -> None:
+    """The report's quality section (registry `report`): a histogram per signal, and the signals
+    no document has."""
+    figures.quality_histograms, figures.quality_not_computed = quality_histograms(
+        quality, config.quality, config.report.histogram_bins
+    )

@@ -10,10 +10,10 @@ from pathlib import Path
 import pyarrow as pa
 from text_sources import chinese_text, english_text
 
+from corpus_pipeline import gates
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.registry import stage_spec
-from corpus_pipeline.pipeline import gates
 from corpus_pipeline.storage import Storage
 
 

@@ -77,7 +77,7 @@ class StageSpec:
     many_inputs: bool = False
     # Config sections besides `section` that decide the output, given to the factory by name.
     also_reads: tuple[str, ...] = ()
-    # Its gates over the final corpus before publishing, "module:function" (pipeline/gates.py).
+    # Its gates over the final corpus before publishing, "module:function" (corpus_pipeline/gates.py).
     gates: tuple[str, ...] = ()
     # True: a run leaves it out unless `<section>.enabled` is true (its CLI verb runs it anyway).
     opt_in: bool = False

@@ -23,9 +23,9 @@ GATES_FILE = "gates.json"
 
 
 def gates(ctx: RunContext) -> StepOutcome:
-    """Every stage's gates over the final corpus (pipeline/gates.py); recomputed every time (they
+    """Every stage's gates over the final corpus (corpus_pipeline/gates.py); recomputed every time (they
     read four columns and the decontaminate stage's stats)."""
-    from corpus_pipeline.pipeline.gates import evaluate_gates
+    from corpus_pipeline.gates import evaluate_gates
 
     report = evaluate_gates(ctx.run_dir, ctx.config, Storage(ctx.config.storage), corpus=ctx.documents)
     path = child(ctx.run_dir, GATES_FILE)

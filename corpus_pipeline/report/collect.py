@@ -16,7 +16,7 @@ import corpus_pipeline.report.token_figures as tokens
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.registry import STAGES as REGISTRY
 from corpus_pipeline.engine.registry import resolve
-from corpus_pipeline.pipeline.gates import GateReport, evaluate_gates
+from corpus_pipeline.gates import GateReport, evaluate_gates
 from corpus_pipeline.report.bars import Bars, ranked, top_with_other
 from corpus_pipeline.report.decontam_figures import DecontaminationFigures
 from corpus_pipeline.report.diversity import DiversityFigures, cluster_drift, diversity_figures

@@ -16,8 +16,8 @@ from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.registry import StageSpec
 from corpus_pipeline.engine.run import run_fused
+from corpus_pipeline.gates import evaluate_gates, final_corpus
 from corpus_pipeline.pipeline import steps
-from corpus_pipeline.pipeline.gates import evaluate_gates, final_corpus
 from corpus_pipeline.stages.base import DocumentStage
 from corpus_pipeline.storage import Storage
 

@@ -15,7 +15,7 @@ from corpus_pipeline.cli import build_parser, main
 from corpus_pipeline.config import PipelineConfig, QualityGatesConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.pipeline.gates import GateFindings, evaluate_gates, final_corpus
+from corpus_pipeline.gates import GateFindings, evaluate_gates, final_corpus
 from corpus_pipeline.quality.gates import language_gates
 from corpus_pipeline.storage import Storage
 

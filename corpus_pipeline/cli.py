@@ -8,10 +8,9 @@ import sys
 import traceback
 from pathlib import Path
 
-from corpus_pipeline import failures, stage_cli
+from corpus_pipeline import exit_codes, failures, stage_cli
 from corpus_pipeline.cli_options import add_runner_options
 from corpus_pipeline.config import PipelineConfig, load_config
-from corpus_pipeline.pipeline import exit_codes
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = exit_codes.SUCCESS, exit_codes.ERROR, exit_codes.USAGE
 
@@ -100,7 +99,7 @@ def _run_eval(args, config: PipelineConfig) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one verb; every failure is an exit code (pipeline/exit_codes.py) and one line on stderr."""
+    """Run one verb; every failure is an exit code (exit_codes.py) and one line on stderr."""
 
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv  # anywhere on the line: `corpus-pipeline run --debug` as well
@@ -118,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             traceback.print_exc()
         print(f"corpus-pipeline {args.verb}: {failures.one_line(error)}", file=sys.stderr)
-        return failures.exit_code(error)
+        return exit_codes.exit_code(error)
 
 
 if __name__ == "__main__":

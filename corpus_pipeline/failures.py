@@ -1,5 +1,6 @@
-"""Every failure of a verb as one exit code (pipeline/exit_codes.py) and one line that names the file,
-key or object; the traceback only with `--debug`.
+"""Every failure of a verb as one exit code (exit_codes.py, beside the CLI, picks it) and one line
+that names the file, key or object; the traceback only with `--debug`. This module imports nothing
+of the project: the executors below every stage tell it when work starts.
 
 A refusal (a bad config, an input that is not there, an output that would destroy its input) is
 exit 2 only while nothing has run: once the first task started, any failure is a stage that failed
@@ -46,43 +47,6 @@ class StepFailed(RuntimeError):
     def __init__(self, step: str, error: BaseException):
         super().__init__(f"step {step} failed: {one_line(error)}")
         self.step = step
-
-
-def _refusal_types() -> tuple[type[BaseException], ...]:
-    # Imported here: this module is imported by the executors, below every one of these.
-    from corpus_pipeline.config import ConfigError
-    from corpus_pipeline.decontam.eval_sets import EvalSetError
-    from corpus_pipeline.engine.output_guard import OutputRefusedError
-    from corpus_pipeline.engine.stage_dir import MissingInputError
-    from corpus_pipeline.mix.plan import MixTargetsError
-    from corpus_pipeline.storage import StorageAccessError
-    from corpus_pipeline.tokenize.bpe import TokenizerError
-
-    return (
-        RunRefused,
-        ConfigError,
-        UsageError,
-        OutputRefusedError,
-        MissingInputError,
-        StorageAccessError,
-        EvalSetError,
-        TokenizerError,
-        MixTargetsError,
-        FileNotFoundError,
-    )
-
-
-def exit_code(error: BaseException) -> int:
-    from corpus_pipeline.pipeline import exit_codes
-    from corpus_pipeline.storage.locks import LockHeld
-
-    if isinstance(error, StepFailed):
-        return exit_codes.ERROR
-    if isinstance(error, LockHeld) and not has_work_started():
-        return exit_codes.LOCKED
-    if isinstance(error, _refusal_types()) and not has_work_started():
-        return exit_codes.USAGE
-    return exit_codes.ERROR
 
 
 def one_line(error: BaseException) -> str:

@@ -29,9 +29,6 @@ import importlib
 import sys
 from dataclasses import dataclass, field
 
-# spark: tasks as Spark tasks (local[*] unless spark-submit set a master); local: in this process.
-RUNNERS = ("spark", "local")
-
 
 @dataclass(frozen=True)
 class Preflight:

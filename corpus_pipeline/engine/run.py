@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.config.engine import RUNNERS
 from corpus_pipeline.engine.columns import check_input_columns
 from corpus_pipeline.engine.lifecycle import (
     Executor,
@@ -20,7 +21,7 @@ from corpus_pipeline.engine.lifecycle import (
     run_chain,
     run_global,
 )
-from corpus_pipeline.engine.registry import RUNNERS, StageSpec, resolve, stage_spec
+from corpus_pipeline.engine.registry import StageSpec, resolve, stage_spec
 from corpus_pipeline.engine.stage_dir import check_output_apart, location
 from corpus_pipeline.stages.base import SourceStage
 from corpus_pipeline.storage import Storage

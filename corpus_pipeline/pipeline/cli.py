@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.cli_options import add_runner_options
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.stage_dir import location
-from corpus_pipeline.pipeline import exit_codes
 
 
 def _log(line: str) -> None:

@@ -35,13 +35,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
-from corpus_pipeline import failures
+from corpus_pipeline import exit_codes, failures
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.stage_dir import Location, child, location
 from corpus_pipeline.engine.task_plan import file_identity
 from corpus_pipeline.failures import RunRefused
 from corpus_pipeline.inputs import expand_crawl_inputs
-from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.input_files import list_crawl_files
 from corpus_pipeline.pipeline.preflight import check_config
 from corpus_pipeline.pipeline.record import RECORD_FILE, utc_now
@@ -114,7 +113,7 @@ def _night(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log)
     except Exception as error:  # one line in the log (the traceback with --debug); the history says what failed
         if failures.debugging():
             traceback.print_exc()
-        code = failures.exit_code(error)
+        code = exit_codes.exit_code(error)
         status = "refused" if code == exit_codes.USAGE else "failed"
         entry.update(status=status, reason=f"{type(error).__name__}: {failures.one_line(error)}"[:500])
     entry.update(exit_code=code, finished_at=utc_now())

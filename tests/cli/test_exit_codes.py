@@ -10,13 +10,12 @@ import pytest
 from conftest import html_page, write_warc
 from stage_fixtures import real_documents, write_stage
 
-from corpus_pipeline import failures
+from corpus_pipeline import exit_codes, failures
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import ConfigError, load_config
 from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.engine import task_output
 from corpus_pipeline.mix.plan import MixTargetsError, plan_mix
-from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.runner import run_pipeline
 from corpus_pipeline.pipeline.steps import STEPS
@@ -113,7 +112,7 @@ def test_a_run_step_that_fails_after_work_is_exit_1_not_2(tmp_path, capsys):
     config = load_config(None, [f"data_root={tmp_path}", f"pipeline.inputs=[{warc}]"])
     with pytest.raises(failures.StepFailed) as failed:
         run_pipeline(RunPlan.from_config(config, "local"), steps=steps, log=lambda line: None)
-    assert failures.exit_code(failed.value) == exit_codes.ERROR
+    assert exit_codes.exit_code(failed.value) == exit_codes.ERROR
     assert str(failed.value) == "step upload failed: s3://bucket: endpoint does not answer"
 
 

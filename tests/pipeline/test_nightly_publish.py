@@ -12,8 +12,8 @@ import pytest
 from pipeline_inputs import small_config, write_demo_warc
 from stage_fixtures import stage_dir
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.dedup.index import published_folders
-from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.nightly import NightlyLayout, run_nightly
 from corpus_pipeline.pipeline.snapshots import current_snapshot as read_current
 from corpus_pipeline.storage import Storage

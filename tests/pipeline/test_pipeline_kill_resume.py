@@ -19,9 +19,9 @@ from pipeline_inputs import (
 )
 from stage_fixtures import final_corpus, stage_dir
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.cli import main
 from corpus_pipeline.engine.registry import stage_spec
-from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.runner import run_pipeline
 

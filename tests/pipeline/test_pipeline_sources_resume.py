@@ -13,8 +13,8 @@ from conftest import run_and_kill_when
 from multi_source_inputs import multi_source_overrides
 from stage_fixtures import stage_dir
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.cli import main
-from corpus_pipeline.pipeline import exit_codes
 
 pytestmark = pytest.mark.spark  # dedup's decisions are Spark jobs whatever the runner
 

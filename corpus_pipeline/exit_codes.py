@@ -62,15 +62,15 @@ def _refusal_types() -> tuple[type[BaseException], ...]:
     )
 
 
-def exit_code(error: BaseException) -> int:
-    """A refusal is USAGE (a held lock LOCKED) only while no task has started; anything else, a step
-    that failed included, is ERROR."""
+def exit_code(error: BaseException, work_started: bool) -> int:
+    """A refusal is USAGE (a held lock LOCKED) only while no task of the verb has started
+    (`failures.Work`); anything else, a step that failed included, is ERROR."""
     from corpus_pipeline.storage.locks import LockHeld
 
     if isinstance(error, failures.StepFailed):
         return ERROR
-    if isinstance(error, LockHeld) and not failures.has_work_started():
+    if isinstance(error, LockHeld) and not work_started:
         return LOCKED
-    if isinstance(error, _refusal_types()) and not failures.has_work_started():
+    if isinstance(error, _refusal_types()) and not work_started:
         return USAGE
     return ERROR

@@ -140,7 +140,7 @@ def run_stage_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     # A UsageError or ConfigError here is exit 2 (cli.main maps every failure: corpus_pipeline/failures.py).
     config = _with_option_overrides(args, spec, config)
     source, output, options = resolve_paths(args, spec, config)
-    result = run_stage(spec.name, source, output, config, make_executor(config, args.runner), **options)
+    result = run_stage(spec.name, source, output, config, make_executor(config, args.runner, args.work), **options)
     print(format_funnel([result.stats], {result.stats.stage} if result.skipped else set()))
     print(f"{result.stats.stage}: {result.output}")
     describe = getattr(stage_class(spec), "describe", None)  # a stage's own summary of its output

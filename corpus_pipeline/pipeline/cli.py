@@ -60,4 +60,4 @@ def run_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
 def nightly_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.pipeline.nightly import run_nightly
 
-    return run_nightly(config, args.runner, _log)
+    return run_nightly(config, args.runner, _log, debug=args.debug, work=args.work)

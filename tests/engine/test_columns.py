@@ -28,7 +28,7 @@ def test_a_stage_whose_input_lacks_a_column_it_reads_is_refused_before_any_task(
     output = tmp_path / "quality"
     with pytest.raises(MissingColumnError, match=r"quality reads column 'language'.*\(written by langid\)") as refused:
         run_stage("quality", source, output, PipelineConfig(), LocalExecutor())
-    assert exit_code(refused.value) == 2
+    assert exit_code(refused.value, work_started=False) == 2
     assert not output.exists(), "refused before the first task: no directory made"
 
 

@@ -45,3 +45,16 @@ def test_set_overrides_parse_values_as_yaml():
 def test_bad_overrides_fail(bad):
     with pytest.raises(ConfigError):
         load_config(None, [bad])
+
+
+def test_the_config_has_a_section_per_registry_stage_of_the_model_its_entry_names():
+    from corpus_pipeline.config import pipeline_config_model
+    from corpus_pipeline.engine.registry import STAGES, StageSpec, resolve
+
+    for spec in STAGES:
+        assert type(getattr(PipelineConfig(), spec.section)) is resolve(spec.config), spec.name
+    nameless = StageSpec("tag", "document", "tag", "tagging", "tests:TagStage", "tag every document")
+    with pytest.raises(ValueError, match="no config model for section tagging"):
+        pipeline_config_model((*STAGES, nameless))
+    shared = pipeline_config_model((*STAGES, StageSpec("tag", "document", "tag", "normalize", "tests:T", "tag")))
+    assert list(shared.model_fields) == list(PipelineConfig.model_fields)

@@ -113,7 +113,13 @@ _RUN_WIDE = {
 def pipeline_config_model(stages) -> type[Strict]:
     """The model of a run's config: a section per stage of `stages` (registry entries; stages that
     share a section share it), each of the model its entry names, and the run-wide sections."""
-    by_stage = {spec.section: resolve(spec.config) for spec in stages}
+    by_stage: dict[str, type[Strict]] = {}
+    for spec in stages:
+        if spec.config:  # a stage that shares a section may leave its model to the entry that owns it
+            by_stage.setdefault(spec.section, resolve(spec.config))
+    missing = sorted({spec.section for spec in stages} - set(by_stage))
+    if missing:
+        raise ValueError(f"no config model for section {', '.join(missing)}: give its registry entry config=")
     sections = {name: (model, Field(default_factory=model)) for name, model in {**by_stage, **_RUN_WIDE}.items()}
     return create_model(
         "PipelineConfig",

@@ -1,5 +1,6 @@
-"""Every stage, declared once: the CLI verb, the `jobs/stage.py` entry, the make target, the pipeline
-step and the report's stage list all come from `STAGES`.
+"""Every stage, declared once: the CLI verb, the `jobs/stage.py` entry, the make target, the config
+section, the checks before a run, the pipeline step, the run record's notes, the report's stage list
+and sections, and schemas/document.md's drop reasons all come from `STAGES`.
 
 This module imports nothing but the standard library, so `python3 corpus_pipeline/engine/registry.py`
 lists the stages for the Makefile before any virtual environment exists.
@@ -19,8 +20,9 @@ lists the stages for the Makefile before any virtual environment exists.
     notes     "module:function" adding what its step found to the run record (pipeline/record_notes.py)
     report    "module:function" filling its section of the report's figures (report/collect.py)
     drop_reasons  every reason it drops a document for (schemas/document.md's table is checked)
-    reads, writes the columns it reads and writes; a run is refused at plan time when a stage reads
-              a column no stage before it writes (engine/columns.py)
+    reads, writes the columns it reads and writes: a stage whose input lacks a column it reads
+              (and no stage before it in its pass writes) is refused before the first task
+              (engine/columns.py), naming the stage that writes it
 """
 
 from __future__ import annotations

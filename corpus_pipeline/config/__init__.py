@@ -94,10 +94,6 @@ __all__ = [
 ]
 
 
-def _section(model: type[Strict]):
-    return (model, Field(default_factory=model))
-
-
 # Sections no one stage owns: where a run lives, how it runs, and what several stages read.
 _RUN_WIDE = {
     "spark": SparkConfig,

@@ -52,7 +52,7 @@ def run_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.pipeline.context import RunPlan
     from corpus_pipeline.pipeline.runner import run_pipeline
 
-    result = run_pipeline(RunPlan.from_config(config, args.runner, args.output), log=_log)
+    result = run_pipeline(RunPlan.from_config(config, args.runner, args.output, args.work), log=_log)
     print(run_summary(result))
     return result.exit_code
 

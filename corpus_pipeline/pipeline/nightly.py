@@ -199,7 +199,7 @@ def _refresh(
         listed = sum(len(files) for files in by_source.values())
         entry.update(status="nothing_new", reason=f"{listed} input files, {where}")
         return exit_codes.NOTHING_NEW
-    return _process(_night_config(config, new), runner, layout, current, new, log, entry)
+    return _process(_night_config(config, new), runner, layout, current, new, log, entry, work)
 
 
 def _repair_index(
@@ -249,7 +249,9 @@ def _previous_run(config: PipelineConfig, current) -> Location | None:
     return run_dir if Storage(config.storage).exists(str(child(run_dir, RECORD_FILE))) else None
 
 
-def _process(config, runner, layout: NightlyLayout, current, by_source: dict, log: Log, entry: dict) -> int:
+def _process(
+    config, runner, layout: NightlyLayout, current, by_source: dict, log: Log, entry: dict, work: failures.Work
+) -> int:
     # Imported here: a night that finds the lock taken or nothing new exits without loading them.
     from corpus_pipeline.pipeline.console import run_summary
     from corpus_pipeline.pipeline.context import RunPlan
@@ -269,7 +271,7 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
     # keeps its encoded tasks on a local file system only).
     remix = config.mix.builds_the_shards and current is not None
     plan = replace(
-        RunPlan.from_config(config.model_copy(update={"run_id": run_id}), runner),
+        RunPlan.from_config(config.model_copy(update={"run_id": run_id}), runner, work=work),
         tokenizer=tokenizer,
         index_dir=layout.index,
         previous_run=_previous_run(config, current),

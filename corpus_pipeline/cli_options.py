@@ -24,6 +24,9 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="override one config value, e.g. --set langid.min_score=0.7 (repeatable)",
     )
+    # What the verb has done (failures.Work) and --debug: `main` sets both; a handler called with
+    # the parsed arguments alone (a test's) runs with its executors' own Work and no tracebacks.
+    parser.set_defaults(work=None, debug=False)
 
 
 def add_runner_options(parser: argparse.ArgumentParser, runner_default: str = "spark") -> None:
@@ -35,6 +38,3 @@ def add_runner_options(parser: argparse.ArgumentParser, runner_default: str = "s
         default=runner_default,
         help="spark: a Spark job (local[*] unless spark-submit set a master); local: this process only",
     )
-    # What the verb has done (failures.Work) and --debug: `main` sets both; a handler called with
-    # the parsed arguments alone (a test's) runs with its executors' own Work and no tracebacks.
-    parser.set_defaults(work=None, debug=False)

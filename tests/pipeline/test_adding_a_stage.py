@@ -77,6 +77,8 @@ def test_a_stage_added_after_decontaminate_runs_in_a_local_run_and_its_output_pa
 
     run_dir = result.context.run_dir
     assert final_corpus(run_dir) == stage_dir(run_dir, "min-length")
+    # One pass with pii, quality and decontaminate: decontaminate's documents went on to min-length.
+    assert not list(stage_dir(run_dir, "decontaminate").glob("part-*.parquet"))
     texts = pq.read_table(final_corpus(run_dir), columns=["text"]).column(0).to_pylist()
     assert len(texts) == counted["kept"] and min(map(len, texts)) >= 1500
     rejected = pq.read_table(stage_dir(run_dir, "min-length") / "_rejected", columns=["text"]).column(0)

@@ -8,10 +8,9 @@ import sys
 import traceback
 from pathlib import Path
 
-from corpus_pipeline import failures, stage_cli
+from corpus_pipeline import exit_codes, failures, stage_cli
 from corpus_pipeline.cli_options import add_runner_options
 from corpus_pipeline.config import PipelineConfig, load_config
-from corpus_pipeline.pipeline import exit_codes
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = exit_codes.SUCCESS, exit_codes.ERROR, exit_codes.USAGE
 
@@ -91,7 +90,9 @@ def _run_eval(args, config: PipelineConfig) -> int:
     from corpus_pipeline.evaluation.commands import evaluate_extraction, evaluate_langid
 
     if args.target == "extraction":
-        report = evaluate_extraction(args.warc, args.gold, config, make_executor(config, args.runner), args.id_header)
+        report = evaluate_extraction(
+            args.warc, args.gold, config, make_executor(config, args.runner, args.work), args.id_header
+        )
     else:
         report = evaluate_langid(args.sentences, config, args.max_per_language)
     print(report.format_table())
@@ -101,12 +102,13 @@ def _run_eval(args, config: PipelineConfig) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one verb; every failure is an exit code (pipeline/exit_codes.py) and one line on stderr."""
+    """Run one verb; every failure is an exit code (exit_codes.py) and one line on stderr."""
 
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv  # anywhere on the line: `corpus-pipeline run --debug` as well
     args = build_parser().parse_args([a for a in argv if a != "--debug"])
-    failures.reset(debug)
+    # What the verb has done: the executors it makes mark it (a refusal after work is exit 1).
+    args.work, args.debug = failures.Work(), debug
     try:
         config = load_config(args.config, args.overrides)
         handler = getattr(args, "handler", None)
@@ -119,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             traceback.print_exc()
         print(f"corpus-pipeline {args.verb}: {failures.one_line(error)}", file=sys.stderr)
-        return failures.exit_code(error)
+        return exit_codes.exit_code(error, args.work.started)
 
 
 if __name__ == "__main__":

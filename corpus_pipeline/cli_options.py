@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from corpus_pipeline.engine.registry import RUNNERS
+from corpus_pipeline.config.engine import RUNNERS
 
 
 def add_many(parser: argparse.ArgumentParser, *flags: str, **options) -> argparse.Action:
@@ -24,6 +24,9 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="override one config value, e.g. --set langid.min_score=0.7 (repeatable)",
     )
+    # What the verb has done (failures.Work) and --debug: `main` sets both; a handler called with
+    # the parsed arguments alone (a test's) runs with its executors' own Work and no tracebacks.
+    parser.set_defaults(work=None, debug=False)
 
 
 def add_runner_options(parser: argparse.ArgumentParser, runner_default: str = "spark") -> None:

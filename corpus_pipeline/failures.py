@@ -1,35 +1,27 @@
-"""Every failure of a verb as one exit code (pipeline/exit_codes.py) and one line that names the file,
-key or object; the traceback only with `--debug`.
+"""Every failure of a verb as one exit code (exit_codes.py, beside the CLI, picks it) and one line
+that names the file, key or object; the traceback only with `--debug`. This module imports nothing
+of the project, so the executors below every stage can report to it.
 
 A refusal (a bad config, an input that is not there, an output that would destroy its input) is
 exit 2 only while nothing has run: once the first task started, any failure is a stage that failed
 (exit 1), because work was done (an S3 server lost after 58 uploaded tasks is not "bad config").
-The executors call `work_started()` before their first task; `main` calls `reset(debug)` per verb.
+`main` makes one `Work` per verb and hands it to the executors it makes, which mark it before their
+first task; no state outlives the verb (a second verb in the same process starts from nothing).
 """
 
 from __future__ import annotations
 
 import errno
+from dataclasses import dataclass
 
 _NO_SPACE = "No space left on device"  # strerror(ENOSPC), also in pyarrow's messages
-_state = {"started": False, "debug": False}
 
 
-def reset(debug: bool = False) -> None:
-    """At the start of a verb: no work yet; `debug`: print tracebacks (`--debug`)."""
-    _state.update(started=False, debug=debug)
+@dataclass
+class Work:
+    """What one verb has done: `started` once an executor began its first task."""
 
-
-def debugging() -> bool:
-    return _state["debug"]
-
-
-def work_started() -> None:
-    _state["started"] = True
-
-
-def has_work_started() -> bool:
-    return _state["started"]
+    started: bool = False
 
 
 class UsageError(ValueError):
@@ -46,43 +38,6 @@ class StepFailed(RuntimeError):
     def __init__(self, step: str, error: BaseException):
         super().__init__(f"step {step} failed: {one_line(error)}")
         self.step = step
-
-
-def _refusal_types() -> tuple[type[BaseException], ...]:
-    # Imported here: this module is imported by the executors, below every one of these.
-    from corpus_pipeline.config import ConfigError
-    from corpus_pipeline.decontam.eval_sets import EvalSetError
-    from corpus_pipeline.engine.output_guard import OutputRefusedError
-    from corpus_pipeline.engine.stage_dir import MissingInputError
-    from corpus_pipeline.mix.plan import MixTargetsError
-    from corpus_pipeline.storage import StorageAccessError
-    from corpus_pipeline.tokenize.bpe import TokenizerError
-
-    return (
-        RunRefused,
-        ConfigError,
-        UsageError,
-        OutputRefusedError,
-        MissingInputError,
-        StorageAccessError,
-        EvalSetError,
-        TokenizerError,
-        MixTargetsError,
-        FileNotFoundError,
-    )
-
-
-def exit_code(error: BaseException) -> int:
-    from corpus_pipeline.pipeline import exit_codes
-    from corpus_pipeline.storage.locks import LockHeld
-
-    if isinstance(error, StepFailed):
-        return exit_codes.ERROR
-    if isinstance(error, LockHeld) and not has_work_started():
-        return exit_codes.LOCKED
-    if isinstance(error, _refusal_types()) and not has_work_started():
-        return exit_codes.USAGE
-    return exit_codes.ERROR
 
 
 def one_line(error: BaseException) -> str:

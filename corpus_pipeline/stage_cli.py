@@ -15,8 +15,9 @@ from pathlib import Path
 
 from corpus_pipeline.cli_options import add_many, add_runner_options
 from corpus_pipeline.config import PipelineConfig, load_config
-from corpus_pipeline.engine.registry import STAGES, StageSpec, previous_documents_stage
+from corpus_pipeline.engine.registry import STAGES, StageSpec
 from corpus_pipeline.engine.stage_dir import Location, MissingInputError, child, location, read_success
+from corpus_pipeline.engine.stage_order import previous_documents_stage
 from corpus_pipeline.failures import UsageError
 from corpus_pipeline.ingest.formats import formats_text
 from corpus_pipeline.storage import Storage
@@ -139,7 +140,7 @@ def run_stage_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     # A UsageError or ConfigError here is exit 2 (cli.main maps every failure: corpus_pipeline/failures.py).
     config = _with_option_overrides(args, spec, config)
     source, output, options = resolve_paths(args, spec, config)
-    result = run_stage(spec.name, source, output, config, make_executor(config, args.runner), **options)
+    result = run_stage(spec.name, source, output, config, make_executor(config, args.runner, args.work), **options)
     print(format_funnel([result.stats], {result.stats.stage} if result.skipped else set()))
     print(f"{result.stats.stage}: {result.output}")
     describe = getattr(stage_class(spec), "describe", None)  # a stage's own summary of its output

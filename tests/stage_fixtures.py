@@ -1,5 +1,6 @@
 """Finished stage directories for tests that start after the document stages (tokenize, train):
-real English and Chinese documents (text_sources.py), written as a stage writes them."""
+real English and Chinese documents (text_sources.py), written as a stage writes them; and where a
+stage's directory, and a run's final corpus, are in a run directory."""
 
 from __future__ import annotations
 
@@ -9,8 +10,23 @@ from pathlib import Path
 import pyarrow as pa
 from text_sources import chinese_text, english_text
 
+from corpus_pipeline import gates
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.registry import stage_spec
+from corpus_pipeline.storage import Storage
+
+
+def stage_dir(run_dir: Path, name: str) -> Path:
+    """Where stage `name` writes in `run_dir`, asked of the registry: a test never spells out a
+    numbered directory, so a stage added to the registry moves no test."""
+    return Path(run_dir) / stage_spec(name).directory
+
+
+def final_corpus(run_dir: Path) -> Path:
+    """The directory holding a run's final corpus: its last finished stage of documents (where a
+    fused stage's documents went), as the gates find it."""
+    return gates.final_corpus(Path(run_dir), Storage())[0]
 
 
 def real_documents(english: int = 40, chinese: int = 40, lines_per_doc: int = 4) -> list[dict]:

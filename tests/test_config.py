@@ -66,3 +66,16 @@ def test_an_interval_that_is_not_a_finite_positive_number_is_a_config_error(valu
 def test_a_run_id_that_is_not_one_path_part_is_a_config_error(run_id):
     with pytest.raises(ConfigError, match="run_id"):
         load_config(None, [f"run_id='{run_id}'"])
+
+
+def test_the_config_has_a_section_per_registry_stage_of_the_model_its_entry_names():
+    from corpus_pipeline.config import pipeline_config_model
+    from corpus_pipeline.engine.registry import STAGES, StageSpec, resolve
+
+    for spec in STAGES:
+        assert type(getattr(PipelineConfig(), spec.section)) is resolve(spec.config), spec.name
+    nameless = StageSpec("tag", "document", "tag", "tagging", "tests:TagStage", "tag every document")
+    with pytest.raises(ValueError, match="no config model for section tagging"):
+        pipeline_config_model((*STAGES, nameless))
+    shared = pipeline_config_model((*STAGES, StageSpec("tag", "document", "tag", "normalize", "tests:T", "tag")))
+    assert list(shared.model_fields) == list(PipelineConfig.model_fields)

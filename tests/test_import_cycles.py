@@ -17,13 +17,13 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "corpus_pipeline"
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE_ROOT.parent).with_suffix("").parts
+def _module_name(path: Path, root: Path) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _modules() -> dict[str, Path]:
-    return {_module_name(path): path for path in PACKAGE_ROOT.rglob("*.py")}
+def _modules(root: Path) -> dict[str, Path]:
+    return {_module_name(path, root): path for path in root.rglob("*.py")}
 
 
 def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
@@ -45,8 +45,9 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return {target for target in found if target in modules and target != name}
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = _modules()
+def import_graph(root: Path = PACKAGE_ROOT) -> dict[str, set[str]]:
+    """Every module of the package at `root` (another checkout's too) and the modules it imports."""
+    modules = _modules(root)
     return {name: _imports(name, path, modules) for name, path in modules.items()}
 
 

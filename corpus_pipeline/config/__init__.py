@@ -2,7 +2,8 @@
 
 Every model forbids unknown keys, so a typo such as `langid.min_scor` fails when the config is
 loaded, not six hours into a run. Every option has a default that works for the demo. The models
-live in one module per family of stages (ingest, filtering, tokens); this module assembles them.
+live in one module per family of stages (ingest, filtering, tokens); this module assembles them:
+one section per registry stage (engine/registry.py names its model), and the run-wide sections.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, create_model
 
 from corpus_pipeline.config.base import PathPart, Strict
 from corpus_pipeline.config.decontamination import DecontaminationConfig, EvalSetConfig
@@ -43,6 +44,7 @@ from corpus_pipeline.config.report import DiversityConfig, DriftBounds, ReportCo
 from corpus_pipeline.config.sources import DomainClassifierConfig, DomainRule, DomainsConfig, IngestConfig
 from corpus_pipeline.config.storage import StorageConfig
 from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
+from corpus_pipeline.engine.registry import STAGES, resolve
 
 __all__ = [
     "DEFAULT_BOILERPLATE_PATTERNS",
@@ -86,34 +88,47 @@ __all__ = [
     "TrainTokenizerConfig",
     "apply_override",
     "load_config",
+    "pipeline_config_model",
     "read_raw_config",
     "validate_config",
 ]
 
 
-class PipelineConfig(Strict):
-    data_root: str = "data"
-    run_id: PathPart = "demo"
-    spark: SparkConfig = Field(default_factory=SparkConfig)
-    engine: EngineConfig = Field(default_factory=EngineConfig)
-    extract: ExtractConfig = Field(default_factory=ExtractConfig)
-    ingest: IngestConfig = Field(default_factory=IngestConfig)
-    domains: DomainsConfig = Field(default_factory=DomainsConfig)
-    langid: LangIdConfig = Field(default_factory=LangIdConfig)
-    normalize: NormalizeConfig = Field(default_factory=NormalizeConfig)
-    embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig)
-    pii: PiiConfig = Field(default_factory=PiiConfig)
-    train_tokenizer: TrainTokenizerConfig = Field(default_factory=TrainTokenizerConfig)
-    tokenize: TokenizeConfig = Field(default_factory=TokenizeConfig)
-    mix: MixConfig = Field(default_factory=MixConfig)
-    quality: QualityConfig = Field(default_factory=QualityConfig)
-    decontamination: DecontaminationConfig = Field(default_factory=DecontaminationConfig)
-    crawl: CrawlConfig = Field(default_factory=CrawlConfig)
-    dedup: DedupConfig = Field(default_factory=DedupConfig)
-    pipeline: RunConfig = Field(default_factory=RunConfig)
-    nightly: NightlyConfig = Field(default_factory=NightlyConfig)
-    report: ReportConfig = Field(default_factory=ReportConfig)
-    storage: StorageConfig = Field(default_factory=StorageConfig)
+# Sections no one stage owns: where a run lives, how it runs, and what several stages read.
+_RUN_WIDE = {
+    "spark": SparkConfig,
+    "engine": EngineConfig,
+    "domains": DomainsConfig,
+    "pipeline": RunConfig,
+    "nightly": NightlyConfig,
+    "report": ReportConfig,
+    "storage": StorageConfig,
+}
+
+
+def pipeline_config_model(stages) -> type[Strict]:
+    """The model of a run's config: a section per stage of `stages` (registry entries; stages that
+    share a section share it), each of the model its entry names, and the run-wide sections."""
+    by_stage: dict[str, type[Strict]] = {}
+    for spec in stages:
+        if spec.config:  # a stage that shares a section may leave its model to the entry that owns it
+            by_stage.setdefault(spec.section, resolve(spec.config))
+    missing = sorted({spec.section for spec in stages} - set(by_stage))
+    if missing:
+        raise ValueError(f"no config model for section {', '.join(missing)}: give its registry entry config=")
+    sections = {name: (model, Field(default_factory=model)) for name, model in {**by_stage, **_RUN_WIDE}.items()}
+    return create_model(
+        "PipelineConfig",
+        __base__=Strict,
+        __module__=__name__,
+        __doc__="Every section of a run's config: each registry stage's, and the run-wide ones.",
+        data_root=(str, "data"),
+        run_id=(PathPart, "demo"),
+        **sections,
+    )
+
+
+PipelineConfig = pipeline_config_model(STAGES)
 
 
 class ConfigError(ValueError):

@@ -6,6 +6,10 @@ from pydantic import Field
 
 from corpus_pipeline.config.base import Strict
 
+# What runs a stage's tasks (`--runner`): spark, as Spark tasks (local[*] unless spark-submit set a
+# master); local, one after another in this process.
+RUNNERS = ("spark", "local")
+
 
 class EngineConfig(Strict):
     # Rows per document task: a task covers whole row groups of one input part, up to this many

@@ -23,7 +23,8 @@ def run_dedup_eval(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.dedup.evaluate import evaluate_dedup, load_jsonl
     from corpus_pipeline.engine.session import get_spark
 
-    report = evaluate_dedup(load_jsonl(args.docs), config, get_spark(config.spark), args.plant, args.plant_share)
+    spark = get_spark(config.spark)
+    report = evaluate_dedup(load_jsonl(args.docs), config, spark, args.plant, args.plant_share, work=args.work)
     print(report.format_table())
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, sort_keys=True))

@@ -137,10 +137,11 @@ def score_method(method: str, docs: list[dict], family: dict[str, str], rep: dic
 
 
 def evaluate_dedup(
-    docs: list[dict], config: PipelineConfig, spark, seed: int | None, share: float = PLANT_SHARE
+    docs: list[dict], config: PipelineConfig, spark, seed: int | None, share: float = PLANT_SHARE, work=None
 ) -> DedupReport:
     """Run the dedup stage once per configured method, then the whole chain, and score each; with a
-    seed, an edited copy of a `share` of the documents is planted first."""
+    seed, an edited copy of a `share` of the documents is planted first. `work`: the verb's
+    (failures.Work), marked when the first task starts."""
     from corpus_pipeline.engine.run import run_stage
     from corpus_pipeline.engine.spark import SparkExecutor
 
@@ -158,6 +159,6 @@ def evaluate_dedup(
         source = write_documents_stage(all_docs, Path(work) / "input", parts=4)
         for methods in runs:
             run_config = config.model_copy(update={"dedup": config.dedup.model_copy(update={"methods": methods})})
-            result = run_stage("dedup", source, Path(work) / "+".join(methods), run_config, SparkExecutor(spark))
+            result = run_stage("dedup", source, Path(work) / "+".join(methods), run_config, SparkExecutor(spark, work))
             scores.append(score_method("+".join(methods), all_docs, family, representatives(result.output), config))
     return DedupReport(len(all_docs), scores)

@@ -16,14 +16,17 @@ R = TypeVar("R")
 class LocalExecutor:
     distributed = False
 
-    def __init__(self, spark_config: SparkConfig | None = None, progress_seconds: float = 30.0):
+    def __init__(
+        self, spark_config: SparkConfig | None = None, progress_seconds: float = 30.0, work: failures.Work | None = None
+    ):
         self.spark_config = spark_config or SparkConfig()
         self.progress_seconds = progress_seconds  # between plain progress lines when not on a terminal
+        self.work = work or failures.Work()  # the verb's, marked before the first task
 
     def map_tasks(self, function: Callable[[T], R], tasks: Sequence[T], label: str) -> list[R]:
         if not tasks:
             return []
-        failures.work_started()
+        self.work.started = True  # a refusal from here on is a failed stage (exit 1), not exit 2
         results = []
         with Progress(label, len(tasks), self.progress_seconds) as progress:
             for task in tasks:

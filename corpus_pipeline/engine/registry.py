@@ -1,5 +1,6 @@
-"""Every stage, declared once: the CLI verb, the `jobs/stage.py` entry, the make target, the pipeline
-step and the report's stage list all come from `STAGES`.
+"""Every stage, declared once: the CLI verb, the `jobs/stage.py` entry, the make target, the config
+section, the checks before a run, the pipeline step, the run record's notes, the report's stage list
+and sections, and schemas/document.md's drop reasons all come from `STAGES`.
 
 This module imports nothing but the standard library, so `python3 corpus_pipeline/engine/registry.py`
 lists the stages for the Makefile before any virtual environment exists.
@@ -12,16 +13,34 @@ lists the stages for the Makefile before any virtual environment exists.
     input     what `--input` names: crawl files, a stage directory of documents, or a seeds file
     output    what its directory holds: documents, warc, a tokenizer or token shards
     opt_in    a run includes it only when its config section says `enabled: true`
+    config    "module:Model", its section's config model: `PipelineConfig` is built from these
+    preflight "module:function" checks before a run's first step, each given a `Preflight`
+    step      "module:function", its pipeline step when its inputs are not just the previous
+              documents (pipeline/stage_steps.py); a document stage's is pipeline/document_steps.py's
+    notes     "module:function" adding what its step found to the run record (pipeline/record_notes.py)
+    report    "module:function" filling its section of the report's figures (report/collect.py)
+    drop_reasons  every reason it drops a document for (schemas/document.md's table is checked)
+    reads, writes the columns it reads and writes: a stage whose input lacks a column it reads
+              (and no stage before it in its pass writes) is refused before the first task
+              (engine/columns.py), naming the stage that writes it
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-# spark: tasks as Spark tasks (local[*] unless spark-submit set a master); local: in this process.
-RUNNERS = ("spark", "local")
+
+@dataclass(frozen=True)
+class Preflight:
+    """What a stage's preflight check is given: the run's config (a PipelineConfig), the tokenizer
+    the run was given (None: the one of `pipeline.tokenizer`, or trained), and whether the run's mix
+    remixes published increments (the nightly's: it checked the mix targets against every source)."""
+
+    config: object
+    tokenizer: object = None
+    remixes_published: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,10 +76,19 @@ class StageSpec:
     many_inputs: bool = False
     # Config sections besides `section` that decide the output, given to the factory by name.
     also_reads: tuple[str, ...] = ()
-    # Its gates over the final corpus before publishing, "module:function" (pipeline/gates.py).
+    # Its gates over the final corpus before publishing, "module:function" (corpus_pipeline/gates.py).
     gates: tuple[str, ...] = ()
     # True: a run leaves it out unless `<section>.enabled` is true (its CLI verb runs it anyway).
     opt_in: bool = False
+    # The fields below are described in the module's docstring.
+    config: str = ""
+    preflight: tuple[str, ...] = ()
+    step: str | None = None
+    notes: str | None = None
+    report: str | None = None
+    drop_reasons: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
 
     @property
     def fusable(self) -> bool:
@@ -75,6 +103,12 @@ _TOKENIZER = StageOption(
     required=True,
 )
 
+# The document columns a source stage writes (document.py's DOCUMENT_SCHEMA, less langid's).
+_SOURCE_COLUMNS = (
+    "id", "text", "url", "date", "dump", "source", "domain", "file_path", "warc_record_id", "warc_offset",
+    "content_type", "charset", "token_count", "metadata",
+)  # fmt: skip
+
 STAGES: tuple[StageSpec, ...] = (
     StageSpec(
         "crawl",
@@ -83,11 +117,13 @@ STAGES: tuple[StageSpec, ...] = (
         "crawl",
         "corpus_pipeline.crawl.stage:CrawlStage",
         "crawl seed URLs (robots.txt, politeness, safety) into WARC files",
+        step="corpus_pipeline.pipeline.stage_steps:crawl",
         input="seeds",
         output="warc",
         options=(StageOption("--previous", "an earlier crawl's output: send conditional requests"),),
         # One process crawls every seed; --runner spark spreads domain groups over the cluster.
         default_runner="local",
+        config="corpus_pipeline.config.ingest:CrawlConfig",
     ),
     StageSpec(
         "extract",
@@ -96,8 +132,15 @@ STAGES: tuple[StageSpec, ...] = (
         "extract",
         "corpus_pipeline.stages.extract:ExtractStage",
         "WARC/WET/ARC files -> documents (trafilatura)",
+        step="corpus_pipeline.pipeline.stage_steps:extract",
         input="files",
         also_reads=("domains", "storage"),
+        config="corpus_pipeline.config.ingest:ExtractConfig",
+        drop_reasons=tuple(
+            "not_a_document http_status not_html too_large binary_content extract_error extract_timeout "
+            "no_main_text read_error".split()
+        ),
+        writes=_SOURCE_COLUMNS,
     ),
     StageSpec(
         "ingest",
@@ -106,6 +149,7 @@ STAGES: tuple[StageSpec, ...] = (
         "ingest",
         "corpus_pipeline.ingest.stage:IngestStage",
         "datasets (JSON lines or arrays, Parquet, CSV/TSV, text, MediaWiki XML dumps) -> documents",
+        step="corpus_pipeline.pipeline.stage_steps:ingest",
         input="datasets",
         options=(
             StageOption(
@@ -125,6 +169,12 @@ STAGES: tuple[StageSpec, ...] = (
             ),
         ),
         also_reads=("domains", "storage"),
+        config="corpus_pipeline.config.sources:IngestConfig",
+        drop_reasons=tuple(
+            "not_json bad_csv_row missing_text text_not_string invalid_utf8 empty_text too_large invalid_id "
+            "duplicate_id wiki_redirect not_an_article read_error".split()
+        ),
+        writes=_SOURCE_COLUMNS,
     ),
     StageSpec(
         "langid",
@@ -133,6 +183,10 @@ STAGES: tuple[StageSpec, ...] = (
         "langid",
         "corpus_pipeline.stages.langid:LangIdStage",
         "language ID (fastText lid.176)",
+        config="corpus_pipeline.config.ingest:LangIdConfig",
+        drop_reasons=("language_unknown", "language_not_allowed", "low_language_score"),
+        reads=("text",),
+        writes=("language", "language_score", "language_topk"),
     ),
     StageSpec(
         "normalize",
@@ -141,6 +195,10 @@ STAGES: tuple[StageSpec, ...] = (
         "normalize",
         "corpus_pipeline.stages.normalize:NormalizeStage",
         "Unicode/whitespace cleanup, boilerplate lines",
+        config="corpus_pipeline.config.ingest:NormalizeConfig",
+        drop_reasons=("empty_after_normalize",),
+        reads=("text",),
+        writes=("text",),
     ),
     StageSpec(
         "embed",
@@ -152,6 +210,9 @@ STAGES: tuple[StageSpec, ...] = (
         # Before dedup so that its `semantic` method reads the vectors; a transformer on two CPU
         # cores costs more than every other stage together, hence opt-in.
         opt_in=True,
+        config="corpus_pipeline.config.embeddings:EmbeddingsConfig",
+        reads=("text",),
+        writes=("embedding", "embedding_model"),
     ),
     StageSpec(
         "dedup",
@@ -160,6 +221,8 @@ STAGES: tuple[StageSpec, ...] = (
         "dedup",
         "corpus_pipeline.dedup.stage:DedupStage",
         "drop exact and near-duplicate documents (MinHash LSH; on Spark when the input outgrows the driver)",
+        report="corpus_pipeline.report.corpus_figures:dedup_section",
+        step="corpus_pipeline.pipeline.stage_steps:dedup",
         options=(
             StageOption(
                 "--index",
@@ -169,6 +232,12 @@ STAGES: tuple[StageSpec, ...] = (
         ),
         many_inputs=True,
         also_reads=("storage",),  # the index, on a store too, listed through the run's storage
+        config="corpus_pipeline.config.filtering:DedupConfig",
+        preflight=("corpus_pipeline.dedup.preflight:semantic_needs_embeddings",),
+        drop_reasons=tuple(
+            "url_duplicate exact_duplicate id_collision minhash_duplicate simhash_duplicate semantic_duplicate "
+            "empty_after_paragraph_dedup".split()
+        ),
     ),
     StageSpec(
         "pii",
@@ -177,6 +246,11 @@ STAGES: tuple[StageSpec, ...] = (
         "pii",
         "corpus_pipeline.pii.stage:PiiStage",
         "find, count and redact PII and secrets; drop PII-dense documents",
+        report="corpus_pipeline.report.corpus_figures:pii_section",
+        config="corpus_pipeline.config.filtering:PiiConfig",
+        drop_reasons=("pii_density",),
+        reads=("text",),
+        writes=("text", "pii_density"),
     ),
     StageSpec(
         "quality",
@@ -185,7 +259,13 @@ STAGES: tuple[StageSpec, ...] = (
         "quality",
         "corpus_pipeline.quality.stage:QualityStage",
         "quality signals (Gopher, C4, FineWeb, coverage, entropy, blocklists, classifier) and keep rules",
+        report="corpus_pipeline.report.quality_figures:quality_section",
         gates=("corpus_pipeline.quality.gates:quality_gates",),
+        config="corpus_pipeline.config.filtering:QualityConfig",
+        # Its drop reasons are its keep rules' and blocklists' names, from the config
+        # (schemas/document.md, "quality rules").
+        reads=("id", "text", "language", "url", "domain"),
+        writes=("gopher_word_count", "vocab_coverage", "char_entropy", "dup_content_hash", "quality_score"),
     ),
     StageSpec(
         "decontaminate",
@@ -194,6 +274,7 @@ STAGES: tuple[StageSpec, ...] = (
         "decontamination",
         "corpus_pipeline.decontam.stage:DecontaminateStage",
         "find evaluation items (HumanEval, your sets) by n-grams: drop the document or cut them out",
+        report="corpus_pipeline.report.decontam_figures:decontamination_section",
         options=(
             StageOption(
                 "--eval",
@@ -202,6 +283,12 @@ STAGES: tuple[StageSpec, ...] = (
             ),
         ),
         gates=("corpus_pipeline.decontam.gates:decontamination_gates",),
+        config="corpus_pipeline.config.decontamination:DecontaminationConfig",
+        preflight=("corpus_pipeline.decontam.preflight:eval_set_problems",),
+        notes="corpus_pipeline.pipeline.record_notes:decontamination_notes",
+        drop_reasons=("contaminated",),
+        reads=("id", "text"),
+        writes=("text", "decontam_items_matched", "decontam_spans_removed", "decontam_chars_removed"),
     ),
     StageSpec(
         "train-tokenizer",
@@ -210,9 +297,11 @@ STAGES: tuple[StageSpec, ...] = (
         "train_tokenizer",
         "corpus_pipeline.tokenize.train_stage:TrainTokenizerStage",
         "byte-level BPE on a seeded, language-mixed sample -> DIR/tokenizer.json",
+        step="corpus_pipeline.pipeline.stage_steps:train_tokenizer",
         output="tokenizer",
         options=(StageOption("--vocab-size", "the vocabulary size", config_key="train_tokenizer.vocab_size"),),
         consumes_corpus=True,
+        config="corpus_pipeline.config.tokens:TrainTokenizerConfig",
     ),
     StageSpec(
         "tokenize",
@@ -221,10 +310,12 @@ STAGES: tuple[StageSpec, ...] = (
         "tokenize",
         "corpus_pipeline.tokenize.stage:TokenizeStage",
         "documents -> Megatron .bin/.idx token shards + manifest.json",
+        step="corpus_pipeline.pipeline.stage_steps:tokenize",
         output="tokens",
         options=(_TOKENIZER,),
         consumes_corpus=True,
         also_reads=("storage",),  # a tokenizer on a store is fetched through the run's storage
+        config="corpus_pipeline.config.tokens:TokenizeConfig",
     ),
     StageSpec(
         "mix",
@@ -233,15 +324,25 @@ STAGES: tuple[StageSpec, ...] = (
         "mix",
         "corpus_pipeline.mix.stage:MixStage",
         "documents of one or more stages -> token shards at target group shares (mix.targets) + documents.parquet",
+        step="corpus_pipeline.pipeline.stage_steps:mix",
         output="tokens",
         options=(_TOKENIZER,),
         consumes_corpus=True,
         many_inputs=True,
         also_reads=("tokenize", "engine", "storage"),
+        config="corpus_pipeline.config.mix:MixConfig",
+        preflight=("corpus_pipeline.mix.preflight:target_problems",),
     ),
 )
 
 _BY_NAME = {spec.name: spec for spec in STAGES}
+
+
+def resolve(reference: str):
+    """What a "module:name" reference of an entry names (its factory, config model, gates...),
+    imported only when asked for, so that this module stays importable without the project."""
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def stage_spec(name: str) -> StageSpec:
@@ -249,52 +350,6 @@ def stage_spec(name: str) -> StageSpec:
         return _BY_NAME[name]
     except KeyError:
         raise ValueError(f"unknown stage {name!r}: expected one of {', '.join(_BY_NAME)}") from None
-
-
-def previous_documents_stage(name: str, holds_documents: Callable[[str], bool] | None = None) -> StageSpec | None:
-    """The stage whose documents `name` reads in a run (None for a stage that reads files or seeds).
-
-    An opt-in stage counts only when `holds_documents(directory)` says it ran (dedup reads embed's
-    directory after `corpus-pipeline embed`, normalize's otherwise). Right after the source stages
-    (extract, ingest) that is the one source stage whose directory `holds_documents(directory)`
-    says is there; with no such test, or none there, the first (extract). Several there:
-    ValueError, the caller must say which (`--input`)."""
-    if stage_spec(name).input != "documents":
-        return None
-    before = STAGES[: STAGES.index(stage_spec(name))]
-
-    def ran(spec: StageSpec) -> bool:
-        return not spec.opt_in or (holds_documents is not None and holds_documents(spec.directory))
-
-    previous = next(spec for spec in reversed(before) if spec.output == "documents" and ran(spec))
-    if previous.kind != "source":
-        return previous
-    sources = [spec for spec in STAGES if spec.kind == "source"]
-    present = [spec for spec in sources if holds_documents is not None and holds_documents(spec.directory)]
-    if len(present) > 1:
-        found = ", ".join(spec.directory for spec in present)
-        raise ValueError(f"{name}: the run holds the documents of several source stages ({found}): give --input")
-    return (present or sources)[0]
-
-
-def opted_out(config) -> tuple[str, ...]:
-    """The opt-in stages a run with `config` (a PipelineConfig) leaves out."""
-    return tuple(spec.name for spec in STAGES if spec.opt_in and not getattr(config, spec.section).enabled)
-
-
-def fused_run(name: str) -> tuple[StageSpec, ...]:
-    """`name` and the document stages after it up to the next global stage (a source stage passes
-    over the other source stages): what one pass over each task runs."""
-    start = STAGES.index(stage_spec(name))
-    if not STAGES[start].fusable:
-        return (STAGES[start],)
-    run = [STAGES[start]]
-    for spec in STAGES[start + 1 :]:
-        if spec.kind == "global":
-            break
-        if spec.kind == "document":
-            run.append(spec)
-    return tuple(run)
 
 
 def main(argv: list[str]) -> int:

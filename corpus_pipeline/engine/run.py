@@ -8,11 +8,12 @@ pipeline steps all call.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.config.engine import RUNNERS
+from corpus_pipeline.engine.columns import check_input_columns
 from corpus_pipeline.engine.lifecycle import (
     Executor,
     GlobalStage,
@@ -20,28 +21,29 @@ from corpus_pipeline.engine.lifecycle import (
     run_chain,
     run_global,
 )
-from corpus_pipeline.engine.registry import RUNNERS, StageSpec, stage_spec
+from corpus_pipeline.engine.registry import StageSpec, resolve, stage_spec
 from corpus_pipeline.engine.stage_dir import check_output_apart, location
+from corpus_pipeline.failures import Work
 from corpus_pipeline.stages.base import SourceStage
 from corpus_pipeline.storage import Storage
 
 
-def make_executor(config: PipelineConfig, runner: str) -> Executor:
+def make_executor(config: PipelineConfig, runner: str, work: Work | None = None) -> Executor:
+    """The executor of `runner`; it marks `work` (the verb's) when its first task starts."""
     if runner == "local":
         from corpus_pipeline.engine.local import LocalExecutor
 
-        return LocalExecutor(config.spark, config.engine.progress_seconds)
+        return LocalExecutor(config.spark, config.engine.progress_seconds, work)
     if runner == "spark":
         from corpus_pipeline.engine.session import get_spark
         from corpus_pipeline.engine.spark import SparkExecutor
 
-        return SparkExecutor(get_spark(config.spark))
+        return SparkExecutor(get_spark(config.spark), work)
     raise ValueError(f"unknown runner {runner!r}: expected one of {', '.join(RUNNERS)}")
 
 
 def stage_class(spec: StageSpec) -> type:
-    module, _, name = spec.factory.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return resolve(spec.factory)
 
 
 def _sections(spec: StageSpec, config: PipelineConfig) -> tuple:
@@ -110,9 +112,9 @@ def run_stage(name: str, source, output: Path, config: PipelineConfig, executor:
     if isinstance(stage, GlobalStage):
         return run_global(stage, _global_input(spec, source), location(output), executor, storage)
     outputs = [location(output)]
-    return run_chain([stage], _source_input(stage, source, outputs), outputs, executor, config.engine, storage=storage)[
-        0
-    ]
+    read = _source_input(stage, source, outputs)
+    _check_columns([spec], read, storage)
+    return run_chain([stage], read, outputs, executor, config.engine, storage=storage)[0]
 
 
 def run_fused(
@@ -126,6 +128,13 @@ def run_fused(
     stages = [build_stage(spec, config) for spec in specs]
     outputs = [location(o) for o in outputs]
     storage = Storage(config.storage)
-    return run_chain(
-        stages, _source_input(stages[0], source, outputs), outputs, executor, config.engine, storage=storage
-    )
+    read = _source_input(stages[0], source, outputs)
+    _check_columns(specs, read, storage)
+    return run_chain(stages, read, outputs, executor, config.engine, storage=storage)
+
+
+def _check_columns(specs: list[StageSpec], read, storage: Storage) -> None:
+    """Before the first task: the stage directory a document chain reads holds every column it
+    reads (a source stage writes its own columns)."""
+    if specs[0].kind == "document":
+        check_input_columns(specs, read, storage)

@@ -29,13 +29,14 @@ def spark_schema(arrow_schema: pa.Schema):
 class SparkExecutor:
     distributed = True
 
-    def __init__(self, spark):
+    def __init__(self, spark, work: failures.Work | None = None):
         self.spark = spark
+        self.work = work or failures.Work()  # the verb's, marked before the first task
 
     def map_tasks(self, function: Callable[[T], R], tasks: Sequence[T], label: str) -> list[R]:
         if not tasks:
             return []
-        failures.work_started()  # a refusal from here on is a failed stage (exit 1), not exit 2
+        self.work.started = True  # a refusal from here on is a failed stage (exit 1), not exit 2
         context = self.spark.sparkContext
         context.setJobDescription(label)
         try:

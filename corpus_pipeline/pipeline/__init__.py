@@ -1,2 +1,3 @@
 """The whole pipeline as one run (`corpus-pipeline run`) and the nightly refresh that cron calls
-(`corpus-pipeline nightly`). The order of the steps is `steps.STEPS`; adding a step is one entry."""
+(`corpus-pipeline nightly`). The steps are `steps.STEPS`, built from the registry: a stage's step is
+the one its entry names, or the document step."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.cli_options import add_runner_options
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.stage_dir import location
-from corpus_pipeline.pipeline import exit_codes
 
 
 def _log(line: str) -> None:
@@ -52,7 +52,7 @@ def run_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.pipeline.context import RunPlan
     from corpus_pipeline.pipeline.runner import run_pipeline
 
-    result = run_pipeline(RunPlan.from_config(config, args.runner, args.output), log=_log)
+    result = run_pipeline(RunPlan.from_config(config, args.runner, args.output, args.work), log=_log)
     print(run_summary(result))
     return result.exit_code
 
@@ -60,4 +60,4 @@ def run_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
 def nightly_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.pipeline.nightly import run_nightly
 
-    return run_nightly(config, args.runner, _log)
+    return run_nightly(config, args.runner, _log, debug=args.debug, work=args.work)

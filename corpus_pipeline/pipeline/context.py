@@ -10,9 +10,10 @@ from pathlib import Path
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.config.pipeline import SourceConfig
 from corpus_pipeline.engine.lifecycle import Executor, StageResult
-from corpus_pipeline.engine.registry import opted_out
 from corpus_pipeline.engine.source_configs import INGEST_KINDS, SOURCES_DIR, source_config, with_source_priority
 from corpus_pipeline.engine.stage_dir import Location, child, location
+from corpus_pipeline.engine.stage_order import opted_out
+from corpus_pipeline.failures import Work
 from corpus_pipeline.stats import StageStats
 
 
@@ -38,9 +39,14 @@ class RunPlan:
     # Document stages this (source's) plan leaves out: the source's `skip`, and the opt-in stages
     # its config does not enable.
     skip: tuple[str, ...] = ()
+    # What the verb has done (failures.Work): the run's executors mark it, so that a refusal after
+    # the run's work (the nightly's publish to a lost store) is a failure, exit 1.
+    work: Work = field(default_factory=Work, compare=False)
 
     @classmethod
-    def from_config(cls, config: PipelineConfig, runner: str, run_dir: Location | None = None) -> RunPlan:
+    def from_config(
+        cls, config: PipelineConfig, runner: str, run_dir: Location | None = None, work: Work | None = None
+    ) -> RunPlan:
         settings = config.pipeline
         return cls(
             config=with_source_priority(config),
@@ -51,6 +57,7 @@ class RunPlan:
             tokenizer=location(settings.tokenizer) if settings.tokenizer else None,
             sources=tuple(settings.sources),
             skip=opted_out(config),
+            work=work or Work(),
         )
 
     def for_source(self, source: SourceConfig) -> RunPlan:
@@ -126,7 +133,7 @@ class RunContext:
         if self._executor is None:
             from corpus_pipeline.engine.run import make_executor
 
-            self._executor = make_executor(self.config, self.plan.runner)
+            self._executor = make_executor(self.config, self.plan.runner, self.plan.work)
         return self._executor
 
 

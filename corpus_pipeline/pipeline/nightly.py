@@ -35,14 +35,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
-from corpus_pipeline import failures
+from corpus_pipeline import exit_codes, failures
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.layout import RUN_RECORD
 from corpus_pipeline.engine.stage_dir import Location, child, location
 from corpus_pipeline.engine.task_plan import file_identity
 from corpus_pipeline.failures import RunRefused
 from corpus_pipeline.inputs import expand_crawl_inputs
-from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.input_files import list_crawl_files
 from corpus_pipeline.pipeline.preflight import check_config
 from corpus_pipeline.pipeline.record import utc_now
@@ -98,24 +97,30 @@ def new_inputs(files: list[str], processed: set[str], storage: Storage) -> dict[
     return found
 
 
-def run_nightly(config: PipelineConfig, runner: str, log: Log) -> int:
+def run_nightly(
+    config: PipelineConfig, runner: str, log: Log, debug: bool = False, work: failures.Work | None = None
+) -> int:
+    """One night under the data root's lock; `debug`: tracebacks too; `work`: the verb's (failures.py)."""
+    work = work or failures.Work()
     layout = NightlyLayout(location(config.data_root))
     try:
         with hold(Storage(config.storage), str(layout.lock), "another nightly run"):
-            return _night(config, runner, layout, log)
+            return _night(config, runner, layout, log, debug, work)
     except LockHeld as held:
         log(f"corpus-pipeline nightly: {held}; this run did nothing (exit {exit_codes.LOCKED})")
         return exit_codes.LOCKED
 
 
-def _night(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log) -> int:
+def _night(
+    config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log, debug: bool, work: failures.Work
+) -> int:
     entry = {"started_at": utc_now()}  # the night's line in history.jsonl, filled in as it goes
     try:
-        code = _refresh(config, runner, layout, log, entry)
+        code = _refresh(config, runner, layout, log, entry, work)
     except Exception as error:  # one line in the log (the traceback with --debug); the history says what failed
-        if failures.debugging():
+        if debug:
             traceback.print_exc()
-        code = failures.exit_code(error)
+        code = exit_codes.exit_code(error, work.started)
         status = "refused" if code == exit_codes.USAGE else "failed"
         entry.update(status=status, reason=f"{type(error).__name__}: {failures.one_line(error)}"[:500])
     entry.update(exit_code=code, finished_at=utc_now())
@@ -174,14 +179,16 @@ def _night_config(config: PipelineConfig, new: dict[str | None, dict[str, str]])
     return config.model_copy(update={"pipeline": run})
 
 
-def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log, entry: dict) -> int:
+def _refresh(
+    config: PipelineConfig, runner: str, layout: NightlyLayout, log: Log, entry: dict, work: failures.Work
+) -> int:
     if config.nightly.min_shares and not config.mix.builds_the_shards:
         raise RunRefused("nightly.min_shares bounds mix shares: set mix.targets (or mix.phases) too")
     check_config(config)  # before the index repair: a bad tokenizer or eval set is exit 2, nothing done
     storage = Storage(config.storage)
     current = current_snapshot(layout, storage)
     if current is not None:  # repaired before anything is decided: a night with nothing new too
-        repaired = _repair_index(config, runner, layout, current, storage)
+        repaired = _repair_index(config, runner, layout, current, storage, work)
         if repaired:
             entry["index_repaired"] = repaired
         _record_unrecorded_publish(layout, current, storage)
@@ -193,10 +200,12 @@ def _refresh(config: PipelineConfig, runner: str, layout: NightlyLayout, log: Lo
         listed = sum(len(files) for files in by_source.values())
         entry.update(status="nothing_new", reason=f"{listed} input files, {where}")
         return exit_codes.NOTHING_NEW
-    return _process(_night_config(config, new), runner, layout, current, new, log, entry)
+    return _process(_night_config(config, new), runner, layout, current, new, log, entry, work)
 
 
-def _repair_index(config: PipelineConfig, runner: str, layout: NightlyLayout, current, storage: Storage) -> list[str]:
+def _repair_index(
+    config: PipelineConfig, runner: str, layout: NightlyLayout, current, storage: Storage, work: failures.Work
+) -> list[str]:
     """The increments of CURRENT the index lacks (a night killed between its switch of CURRENT and
     its index update), added; an executor (Spark, under `--runner spark`) only when one lacks."""
     from corpus_pipeline.dedup.index import missing_from_index, publish_to_index
@@ -204,7 +213,7 @@ def _repair_index(config: PipelineConfig, runner: str, layout: NightlyLayout, cu
 
     missing = missing_from_index(layout.index, current.document_dirs(), storage)
     if missing:
-        executor = make_executor(config, runner)
+        executor = make_executor(config, runner, work)
         for documents in missing:
             publish_to_index(documents, layout.index, config.dedup, executor, storage)
     return [str(documents) for documents in missing]
@@ -241,7 +250,9 @@ def _previous_run(config: PipelineConfig, current) -> Location | None:
     return run_dir if Storage(config.storage).exists(str(child(run_dir, RUN_RECORD))) else None
 
 
-def _process(config, runner, layout: NightlyLayout, current, by_source: dict, log: Log, entry: dict) -> int:
+def _process(
+    config, runner, layout: NightlyLayout, current, by_source: dict, log: Log, entry: dict, work: failures.Work
+) -> int:
     # Imported here: a night that finds the lock taken or nothing new exits without loading them.
     from corpus_pipeline.pipeline.console import run_summary
     from corpus_pipeline.pipeline.context import RunPlan
@@ -261,7 +272,7 @@ def _process(config, runner, layout: NightlyLayout, current, by_source: dict, lo
     # keeps its encoded tasks on a local file system only).
     remix = config.mix.builds_the_shards and current is not None
     plan = replace(
-        RunPlan.from_config(config.model_copy(update={"run_id": run_id}), runner),
+        RunPlan.from_config(config.model_copy(update={"run_id": run_id}), runner, work=work),
         tokenizer=tokenizer,
         index_dir=layout.index,
         previous_run=_previous_run(config, current),

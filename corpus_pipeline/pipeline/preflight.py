@@ -6,6 +6,8 @@ exit 2 (failures.RunRefused), every problem in one message naming its key and pa
 from __future__ import annotations
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.engine import registry
+from corpus_pipeline.engine.registry import Preflight, resolve
 from corpus_pipeline.failures import RunRefused, one_line
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.input_files import list_crawl_files
@@ -13,20 +15,21 @@ from corpus_pipeline.storage import Storage
 
 
 def check_config(config: PipelineConfig, tokenizer=None, remixes_published: bool = False) -> None:
-    """What does not depend on a night's files: the tokenizer loads, eval sets and training config
-    exist, mix targets name groups the sources can give (`remixes_published`: the nightly's run,
-    whose mix holds the groups of the sources that sit the night out too; the nightly checked its
-    targets against every source already). RunRefused with every problem."""
-    problems = [*_tokenizer_problems(config, tokenizer), *_eval_set_problems(config)]
-    if not remixes_published:
-        problems += _mix_problems(config)
+    """What does not depend on a night's files: the run-wide keys (the tokenizer loads, the training
+    config exists), then every registry stage's own checks (`StageSpec.preflight`: eval sets, mix
+    targets, what semantic dedup reads). `remixes_published`: the nightly's run, whose mix holds the
+    groups of the sources that sit the night out too. RunRefused with every problem."""
+    problems = _tokenizer_problems(config, tokenizer)
     train_config = config.pipeline.train_config
     if train_config:
         from pathlib import Path
 
         if not Path(train_config).is_file():
             problems.append(f"pipeline.train_config: {train_config} does not exist")
-    problems += _semantic_dedup_problems(config)
+    given = Preflight(config, tokenizer, remixes_published)
+    for spec in registry.STAGES:
+        for check in spec.preflight:
+            problems += resolve(check)(given)
     if problems:
         raise RunRefused("refused before the first step: " + "; ".join(problems))
 
@@ -81,25 +84,6 @@ def _seeds_problem(seeds: str | None, key: str) -> list[str]:
     return [] if seeds and Path(seeds).is_file() else [f"{key}: seeds file {seeds} does not exist"]
 
 
-def _semantic_dedup_problems(config: PipelineConfig) -> list[str]:
-    """Semantic dedup reads the embed stage's vectors: the run, or each of its sources, must embed."""
-    if "semantic" not in config.dedup.methods:
-        return []
-    from corpus_pipeline.engine.source_configs import source_config
-
-    sources = config.pipeline.sources
-    if not sources:
-        missing = [] if config.embeddings.enabled else ["the run"]
-    else:
-        missing = [s.name for s in sources if "embed" in s.skip or not source_config(config, s).embeddings.enabled]
-    if not missing:
-        return []
-    return [
-        "dedup.methods has semantic, which reads the embed stage's vectors: set embeddings.enabled "
-        f"(not set, or embed skipped, for {', '.join(missing)})"
-    ]
-
-
 def _tokenizer_problems(config: PipelineConfig, tokenizer) -> list[str]:
     given = tokenizer if tokenizer is not None else config.pipeline.tokenizer
     if given is None:
@@ -113,35 +97,3 @@ def _tokenizer_problems(config: PipelineConfig, tokenizer) -> list[str]:
     except (OSError, ValueError) as error:
         return [f"pipeline.tokenizer: {one_line(error)}"]
     return []
-
-
-def _eval_set_problems(config: PipelineConfig) -> list[str]:
-    from corpus_pipeline.decontam.eval_sets import EvalSetError, set_file
-
-    problems = []
-    for eval_set in config.decontamination.eval_sets:
-        try:
-            set_file(eval_set)
-        except EvalSetError as error:
-            problems.append(f"decontamination.eval_sets: {error}")
-    return problems
-
-
-def _mix_problems(config: PipelineConfig) -> list[str]:
-    """Targets by source can be checked now: each names a source of the run. (Domain and language
-    groups are known only from the documents; mix refuses those with the numbers before writing.)
-    Without pipeline.sources the run's one source is its WARC files' (`extract.source`)."""
-    mix = config.mix
-    if mix.by != ["source"]:
-        return []
-    sources = {source.name for source in config.pipeline.sources} or {config.extract.source}
-    of_run = "pipeline.sources" if config.pipeline.sources else "this run (pipeline.inputs: extract.source)"
-    targets = [(None, mix.targets)] + [(phase.name, phase.targets) for phase in mix.phases]
-    problems = []
-    for phase, shares in targets:
-        unknown = sorted(set(shares) - sources)
-        if unknown:
-            where = f"mix.phases[{phase}].targets" if phase else "mix.targets"
-            named = ", ".join(f"{group} ({shares[group]:g})" for group in unknown)
-            problems.append(f"{where}: {named} not a source of {of_run} ({', '.join(sorted(sources))})")
-    return problems

@@ -4,133 +4,28 @@ stage that consumes the corpus, then training and the report. Each stage step ca
 lifecycle (fingerprint, `_SUCCESS` last, per-task resume) decides whether it runs, resumes or is
 reused, so a rerun after a crash continues from the first unfinished stage.
 
-A source or document stage runs fused with the document stages after it (one pass over each task);
-their steps then report the results that pass produced. A new document stage is a registry entry:
-its step comes from `document_step`. A global stage whose inputs are not just the previous
-documents has a step function here (crawl, dedup, train-tokenizer, tokenize, mix).
+A stage's step is the one its registry entry names (`StageSpec.step`: pipeline/stage_steps.py, for
+the stages whose inputs are not just the previous documents), else `document_step`
+(pipeline/document_steps.py): a new document stage is its registry entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from corpus_pipeline.engine.registry import STAGES, StageSpec, fused_run, opted_out, stage_spec
-from corpus_pipeline.engine.run import run_fused, run_stage
-from corpus_pipeline.engine.stage_dir import Location, child, location, stage_files
-from corpus_pipeline.inputs import expand_crawl_inputs
+from corpus_pipeline.engine import registry
+from corpus_pipeline.engine.registry import StageSpec, resolve
+from corpus_pipeline.engine.stage_dir import child
 from corpus_pipeline.pipeline.context import RunContext, Step, StepOutcome
-from corpus_pipeline.pipeline.input_files import present_files, read_faults
+from corpus_pipeline.pipeline.document_steps import document_step
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.json_files import write_json
 
 GATES_FILE = "gates.json"
 
 
-def _stage_dir(ctx: RunContext, name: str) -> Location:
-    return child(ctx.run_dir, stage_spec(name).directory)
-
-
-def _run_fused_from(ctx: RunContext, name: str, source) -> StepOutcome:
-    """Run `name` and the document stages fused after it (less those the source skips); report
-    `name`, keep the others' results."""
-    chain = [spec.name for spec in fused_run(name) if spec.name not in ctx.plan.skip]
-    results = run_fused(chain, source, [_stage_dir(ctx, n) for n in chain], ctx.config, ctx.executor)
-    ctx.fused.update(zip(chain[1:], results[1:], strict=True))
-    ctx.documents = results[0].output
-    return StepOutcome.of_stage(results[0])
-
-
-def crawl(ctx: RunContext) -> StepOutcome:
-    plan = ctx.plan
-    if plan.inputs:
-        ctx.crawl_inputs = list(plan.inputs)
-        return StepOutcome("not needed", notes={"why": "crawl files given (pipeline.inputs)"})
-    if plan.datasets:
-        return StepOutcome("not needed", notes={"why": "a dataset source: ingest reads it"})
-    if plan.seeds is None:
-        raise ValueError("nothing to run on: set pipeline.inputs (WARC/WET files) or pipeline.seeds (URLs to crawl)")
-    from corpus_pipeline.crawl.runner import WARC_DIR
-
-    output = location(stage_spec("crawl").directory.format(data_root=ctx.config.data_root, run_id=ctx.config.run_id))
-    result = run_stage("crawl", plan.seeds, output, ctx.config, ctx.executor)
-    # The WARC files its _SUCCESS names (on a store, a listing could show a running attempt's too).
-    files = stage_files(result.output, Storage(ctx.config.storage))
-    ctx.crawl_inputs = [str(where) for name, where in files.items() if name.startswith(f"{WARC_DIR}/")]
-    # Crawl counts fetches, not documents: extract turns every WARC record into a row.
-    return StepOutcome.of_stage(result, in_document_flow=False)
-
-
-def extract(ctx: RunContext) -> StepOutcome:
-    if ctx.plan.datasets:
-        return StepOutcome("not needed", notes={"why": "a dataset source: ingest reads it"})
-    storage = Storage(ctx.config.storage)
-    files, vanished = present_files(expand_crawl_inputs(ctx.crawl_inputs, storage), storage)
-    outcome = _run_fused_from(ctx, "extract", files)
-    faults = read_faults(outcome.output, storage)
-    # Bytes of the inputs no record was read from (corrupt gzip members skipped, cut or unreadable tails).
-    skipped = outcome.stats.extra.get("read_fault_skipped_bytes", {}) if outcome.stats is not None else {}
-    faults["skipped_bytes"] = sum(skipped.values())
-    outcome.notes.update(input_files=len(files), vanished_before_extract=vanished, read_faults=faults)
-    return outcome
-
-
-def ingest(ctx: RunContext) -> StepOutcome:
-    if not ctx.plan.datasets:
-        return StepOutcome("not needed", notes={"why": "no dataset to ingest (a crawl or WARC source)"})
-    return _run_fused_from(ctx, "ingest", list(ctx.plan.datasets))
-
-
-def document_step(name: str) -> Callable[[RunContext], StepOutcome]:
-    """A document stage on the previous stage's documents, or the result of the pass it was fused into."""
-
-    def run(ctx: RunContext) -> StepOutcome:
-        if name in opted_out(ctx.plan.config):
-            why = f"opt-in: {stage_spec(name).section}.enabled is false"
-            return StepOutcome("not needed", notes={"why": why})
-        if name in ctx.plan.skip:
-            return StepOutcome("not needed", notes={"why": "the source skips it (pipeline.sources skip)"})
-        if name in ctx.fused:
-            result = ctx.fused.pop(name)
-            ctx.documents = result.output
-            return StepOutcome.of_stage(result)
-        return _run_fused_from(ctx, name, ctx.documents)
-
-    return run
-
-
-def decontaminate(ctx: RunContext) -> StepOutcome:
-    """The document step, with what it found per eval set, and a few redacted examples, in the run record."""
-    from corpus_pipeline.decontam.record import set_summaries
-    from corpus_pipeline.decontam.stage import REASON
-    from corpus_pipeline.document import REJECT_DETAIL_FIELD
-    from corpus_pipeline.pipeline.input_files import rejected_files
-    from corpus_pipeline.report.run_dir import first_rows
-
-    outcome = document_step("decontaminate")(ctx)
-    if outcome.stats is not None:
-        outcome.notes["eval_sets"] = {name: s.to_record() for name, s in set_summaries(outcome.stats).items()}
-        storage = Storage(ctx.config.storage)
-        # Opened one by one as first_rows reads them: it stops at examples_per_rule rows.
-        dropped = (storage.parquet_source(str(p)) for p in rejected_files(outcome.output, REASON, storage))
-        rows = first_rows(dropped, [REJECT_DETAIL_FIELD.name], ctx.config.report.examples_per_rule)
-        outcome.notes["examples"] = [row[REJECT_DETAIL_FIELD.name] for row in rows]  # quoted in part only
-    return outcome
-
-
-def dedup(ctx: RunContext) -> StepOutcome:
-    """Every source's documents deduplicated as one corpus (dedup.source_priority picks the copy)."""
-    result = run_stage(
-        "dedup", ctx.source_documents, _stage_dir(ctx, "dedup"), ctx.config, ctx.executor, index=ctx.plan.index_dir
-    )
-    ctx.documents = result.output
-    index = str(ctx.plan.index_dir) if ctx.plan.index_dir else None
-    return StepOutcome.of_stage(result, against_index=index)
-
-
 def gates(ctx: RunContext) -> StepOutcome:
-    """Every stage's gates over the final corpus (pipeline/gates.py); recomputed every time (they
+    """Every stage's gates over the final corpus (corpus_pipeline/gates.py); recomputed every time (they
     read four columns and the decontaminate stage's stats)."""
-    from corpus_pipeline.pipeline.gates import evaluate_gates
+    from corpus_pipeline.gates import evaluate_gates
 
     report = evaluate_gates(ctx.run_dir, ctx.config, Storage(ctx.config.storage), corpus=ctx.documents)
     path = child(ctx.run_dir, GATES_FILE)
@@ -144,53 +39,6 @@ def gates(ctx: RunContext) -> StepOutcome:
     if not report.documents:
         failed.insert(0, "the corpus has no documents")
     return StepOutcome("ran", path, notes={"passed": report.passed, "documents": report.documents, "failed": failed})
-
-
-def train_tokenizer(ctx: RunContext) -> StepOutcome:
-    if ctx.plan.tokenizer is not None:
-        ctx.tokenizer = ctx.plan.tokenizer
-        return StepOutcome("not needed", ctx.tokenizer, notes={"why": f"tokenizer given: {ctx.tokenizer}"})
-    from corpus_pipeline.tokenize.train_stage import read_training_record
-
-    result = run_stage("train-tokenizer", ctx.documents, _stage_dir(ctx, "train-tokenizer"), ctx.config, ctx.executor)
-    ctx.tokenizer = result.output
-    record = read_training_record(result.output, Storage(ctx.config.storage))
-    status = "reused" if result.skipped else "ran"
-    return StepOutcome(status, result.output, notes={"vocab_size": record["vocab_size"], "sha256": record["sha256"]})
-
-
-def tokenize(ctx: RunContext) -> StepOutcome:
-    if ctx.config.mix.builds_the_shards:
-        return StepOutcome("not needed", notes={"why": "mix writes the shards (mix.targets)"})
-    tokens = _stage_dir(ctx, "tokenize")
-    result = run_stage("tokenize", ctx.documents, tokens, ctx.config, ctx.executor, tokenizer=ctx.tokenizer)
-    ctx.tokens = result.output
-    return StepOutcome.of_stage(result)
-
-
-def mix(ctx: RunContext) -> StepOutcome:
-    """Shards at target shares (mix.targets or mix.phases), which the model then trains on: of the
-    run's documents, and in the nightly of every published increment's too (the whole corpus)."""
-    if not ctx.config.mix.builds_the_shards:
-        return StepOutcome("not needed", notes={"why": "no mix.targets: tokenize's shards are the corpus"})
-    published = list(ctx.plan.published_documents)
-    result = run_stage(
-        "mix",
-        [*published, ctx.documents],
-        _stage_dir(ctx, "mix"),
-        ctx.config,
-        ctx.executor,
-        tokenizer=ctx.tokenizer,
-        encoded_cache=ctx.plan.mix_encoded_cache,
-    )
-    ctx.tokens = result.output
-    if not published:
-        return StepOutcome.of_stage(result)
-    # It reads more than the run's last stage kept: its counts are the whole corpus's, not a seam.
-    encoding = result.stats.extra.get("encoding", {})
-    return StepOutcome.of_stage(
-        result, in_document_flow=False, published_inputs=len(published), encoding=dict(sorted(encoding.items()))
-    )
 
 
 def train_model(ctx: RunContext) -> StepOutcome:
@@ -233,32 +81,24 @@ def report(ctx: RunContext) -> StepOutcome:
     return StepOutcome("ran", result.path, notes={"drift_alerts": alerts})
 
 
-_STAGE_STEPS: dict[str, Callable[[RunContext], StepOutcome]] = {
-    "crawl": crawl,
-    "extract": extract,
-    "ingest": ingest,
-    "dedup": dedup,
-    "decontaminate": decontaminate,
-    "train-tokenizer": train_tokenizer,
-    "tokenize": tokenize,
-    "mix": mix,
-}
-
-
-# The stages each source runs on its own (pipeline.sources), up to the one dedup of all of them.
-PER_SOURCE_STAGES = tuple(spec.name for spec in STAGES[: STAGES.index(stage_spec("dedup"))])
+def per_source_stages() -> tuple[str, ...]:
+    """The stages each source runs on its own (pipeline.sources): those before the first stage that
+    reads many inputs (dedup, which reads every source's documents as one corpus)."""
+    stages = registry.STAGES
+    first_of_all = next(n for n, spec in enumerate(stages) if spec.many_inputs)
+    return tuple(spec.name for spec in stages[:first_of_all])
 
 
 def _stage_step(spec: StageSpec) -> Step:
-    run = _STAGE_STEPS.get(spec.name) or document_step(spec.name)
-    return Step(spec.name, run, needs_passing_gates=spec.consumes_corpus, per_source=spec.name in PER_SOURCE_STAGES)
+    run = resolve(spec.step) if spec.step else document_step(spec.name)
+    return Step(spec.name, run, needs_passing_gates=spec.consumes_corpus, per_source=spec.name in per_source_stages())
 
 
 def pipeline_steps() -> tuple[Step, ...]:
-    """Every registry stage in order, the gates before the first that consumes the corpus, then the
-    model and the report."""
+    """Every registry stage in order (as registered when called), the gates before the first that
+    consumes the corpus, then the model and the report."""
     steps: list[Step] = []
-    for spec in STAGES:
+    for spec in registry.STAGES:
         if spec.consumes_corpus and all(step.name != "gates" for step in steps):
             steps.append(Step("gates", gates))
         steps.append(_stage_step(spec))

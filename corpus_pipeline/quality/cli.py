@@ -202,7 +202,7 @@ def _labelled(assignments: list[str], also_binary) -> dict[str, list[str]]:
 
 
 def gates_verb(args, config: PipelineConfig) -> int:
-    from corpus_pipeline.pipeline.gates import evaluate_gates
+    from corpus_pipeline.gates import evaluate_gates
     from corpus_pipeline.storage import Storage
 
     report = evaluate_gates(args.run_dir, config, Storage(config.storage))

@@ -1,4 +1,4 @@
-"""The quality stage's gates over a run's final corpus, per language (pipeline/gates.py calls them
+"""The quality stage's gates over a run's final corpus, per language (corpus_pipeline/gates.py calls them
 through the registry).
 
 Per language, from the quality stage's columns of the kept documents (no text is read):
@@ -10,7 +10,7 @@ Per language, from the quality stage's columns of the kept documents (no text is
 - character entropy: the word-weighted mean of `char_entropy` (bits per character), inside the
   language's band (measured on the real pages: English 4.57, German 4.62, Chinese 8.11).
 A language with fewer than `min_documents` documents is listed but not gated, unless it is named
-in `languages`. An empty corpus fails (pipeline/gates.py): there is nothing to publish.
+in `languages`. An empty corpus fails (corpus_pipeline/gates.py): there is nothing to publish.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from corpus_pipeline.config import QualityGatesConfig
 from corpus_pipeline.engine.stage_dir import Location, input_parts
-from corpus_pipeline.pipeline.gates import Gate, GateFindings, GateInputs
+from corpus_pipeline.gates import Gate, GateFindings, GateInputs
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import columns_present, open_parquet
 

@@ -15,15 +15,15 @@ import corpus_pipeline.report.corpus_figures as corpus
 import corpus_pipeline.report.token_figures as tokens
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.registry import STAGES as REGISTRY
-from corpus_pipeline.pipeline.gates import GateReport, evaluate_gates
+from corpus_pipeline.engine.registry import resolve
+from corpus_pipeline.gates import GateReport, evaluate_gates
 from corpus_pipeline.report.bars import Bars, ranked, top_with_other
-from corpus_pipeline.report.decontam_figures import DecontaminationFigures, decontamination_figures
+from corpus_pipeline.report.decontam_figures import DecontaminationFigures
 from corpus_pipeline.report.diversity import DiversityFigures, cluster_drift, diversity_figures
 from corpus_pipeline.report.drift import DriftCheck, Profile, compare
 from corpus_pipeline.report.examples import ExampleGroup, Redactor, borderline_kept, stage_examples
 from corpus_pipeline.report.funnel import FunnelRow, funnel_rows, text_bytes_per_token
 from corpus_pipeline.report.histogram import Histogram
-from corpus_pipeline.report.quality_figures import quality_histograms
 from corpus_pipeline.report.run_dir import DOCUMENT_STAGES, StageRun, crawl_runs, read_run
 from corpus_pipeline.report.source_figures import (
     GroupTable,
@@ -160,15 +160,9 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         figures.domains = Bars(f"domains of the final corpus ({final.name}, the domain column)", domains)
         hosts = top_with_other(profile.domain_counts, report.top_domains)
         figures.hosts = Bars(f"URL hosts of the final corpus ({final.name})", hosts)
-    if stages["quality"].done:
-        figures.quality_histograms, figures.quality_not_computed, figures.quality_all_zero = quality_histograms(
-            stages["quality"], config.quality, report.histogram_bins
-        )
-    if stages["dedup"].done:
-        figures.clusters = corpus.cluster_size_bars(stages["dedup"])
-        figures.duplicate_rate = profile.duplicate_rate
-    if stages["pii"].done:
-        figures.pii = corpus.pii_bars(stages["pii"], list(config.pii.types))
+    for spec in REGISTRY:  # each stage's own section, by its registry entry
+        if spec.report is not None and stages[spec.name].done:
+            resolve(spec.report)(figures, stages[spec.name], config)
     shards = shards_stage(stages)
     if shards.done:
         manifest = tokens.manifest_of(shards)
@@ -200,10 +194,6 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
     ]
     at = next((n for n, row in enumerate(funnel) if row.stage not in in_sources and row.stage != "crawl"), 0)
     figures.funnel = funnel[:at] + from_sources + funnel[at:]
-    if stages["decontaminate"].done:
-        redactor = Redactor(config.pii, config.report.example_chars)
-        count = config.report.examples_per_rule
-        figures.decontamination = decontamination_figures(stages["decontaminate"], redactor, count)
     figures.examples = _examples(stages, config)
     _gates(figures, config)
     previous_stages = read_run(previous) if previous is not None else None

@@ -83,3 +83,14 @@ def pii_bars(pii: StageRun, enabled: list[str]) -> tuple[Bars, Bars]:
         Bars("PII matches by type", [(kind, float(matches.get(kind, 0))) for kind in kinds], unit="matches"),
         Bars("documents with a match, by type", [(kind, float(documents.get(kind, 0))) for kind in kinds]),
     )
+
+
+def dedup_section(figures, dedup: StageRun, config) -> None:
+    """The report's dedup section (registry `report`): cluster sizes and the duplicate rate."""
+    figures.clusters = cluster_size_bars(dedup)
+    figures.duplicate_rate = figures.profile.duplicate_rate
+
+
+def pii_section(figures, pii: StageRun, config) -> None:
+    """The report's PII section (registry `report`): matches and documents by type."""
+    figures.pii = pii_bars(pii, list(config.pii.types))

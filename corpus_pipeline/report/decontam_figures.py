@@ -30,3 +30,9 @@ def decontamination_figures(stage: StageRun, redactor: Redactor, count: int) -> 
         sets=list(set_summaries(stage.stats).values()),
         examples=[redactor.example({**row, "text": WITHHELD}) for row in rows],
     )
+
+
+def decontamination_section(figures, stage: StageRun, config) -> None:
+    """The report's decontamination section (registry `report`)."""
+    redactor = Redactor(config.pii, config.report.example_chars)
+    figures.decontamination = decontamination_figures(stage, redactor, config.report.examples_per_rule)

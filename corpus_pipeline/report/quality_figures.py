@@ -79,3 +79,11 @@ def quality_histograms(
         plot.notes = notes + plot.notes
         plots.append(plot)
     return plots, empty, zero
+
+
+def quality_section(figures, quality: StageRun, config) -> None:
+    """The report's quality section (registry `report`): a histogram per signal, the signals no
+    document has, and those that are 0 for every document (named, not drawn)."""
+    figures.quality_histograms, figures.quality_not_computed, figures.quality_all_zero = quality_histograms(
+        quality, config.quality, config.report.histogram_bins
+    )

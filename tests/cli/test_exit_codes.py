@@ -10,14 +10,13 @@ import pytest
 from conftest import html_page, write_warc
 from stage_fixtures import real_documents, write_stage
 
-from corpus_pipeline import failures
+from corpus_pipeline import exit_codes, failures
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import ConfigError, load_config
 from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.engine import task_output
 from corpus_pipeline.mix.plan import MixTargetsError, plan_mix
-from corpus_pipeline.pipeline import exit_codes
-from corpus_pipeline.pipeline.context import RunPlan
+from corpus_pipeline.pipeline.context import RunContext, RunPlan
 from corpus_pipeline.pipeline.runner import run_pipeline
 from corpus_pipeline.pipeline.steps import STEPS
 from corpus_pipeline.storage import StorageAccessError
@@ -113,8 +112,20 @@ def test_a_run_step_that_fails_after_work_is_exit_1_not_2(tmp_path, capsys):
     config = load_config(None, [f"data_root={tmp_path}", f"pipeline.inputs=[{warc}]"])
     with pytest.raises(failures.StepFailed) as failed:
         run_pipeline(RunPlan.from_config(config, "local"), steps=steps, log=lambda line: None)
-    assert failures.exit_code(failed.value) == exit_codes.ERROR
+    assert exit_codes.exit_code(failed.value, work_started=False) == exit_codes.ERROR
     assert str(failed.value) == "step upload failed: s3://bucket: endpoint does not answer"
+
+
+def test_the_executors_of_a_run_mark_the_work_of_its_verb_and_no_other(tmp_path):
+    """A refusal after a run's tasks (the nightly's publish to a store lost meanwhile) is exit 1:
+    the run's executors mark the Work its verb gave the plan; another verb's Work starts clean."""
+    work = failures.Work()
+    plan = RunPlan.from_config(load_config(None, [f"data_root={tmp_path}"]), "local", work=work)
+    lost = StorageAccessError("s3://bucket: Connection refused")
+    assert exit_codes.exit_code(lost, work.started) == exit_codes.USAGE
+    assert RunContext(plan).executor.map_tasks(str, [1], "one task") == ["1"]
+    assert work.started and exit_codes.exit_code(lost, work.started) == exit_codes.ERROR
+    assert not RunPlan.from_config(plan.config, "local").work.started
 
 
 def test_a_mix_target_naming_an_absent_group_is_refused_naming_it():

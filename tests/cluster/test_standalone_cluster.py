@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from conftest import PROJECT_ROOT, html_page, write_warc
+from stage_fixtures import stage_dir
 from standalone_cluster import log_tail, standalone_cluster
 
 from corpus_pipeline.cli import main as corpus_pipeline
@@ -64,18 +65,21 @@ def crawl(root: Path) -> list[str]:
 def stage_runs(inputs: list[str], run: Path) -> list[tuple[str, list[str]]]:
     """(verb, arguments) of extract then langid into `run`; `jobs/stage.py verb` takes the same arguments."""
     return [
-        ("extract", ["--input", *inputs, "--output", str(run / "01_extract")]),
-        ("langid", ["--input", str(run / "01_extract"), "--output", str(run / "02_langid"), *LANGID_ONLY_EN_ZH]),
+        ("extract", ["--input", *inputs, "--output", str(stage_dir(run, "extract"))]),
+        (
+            "langid",
+            ["--input", str(stage_dir(run, "extract")), "--output", str(stage_dir(run, "langid")), *LANGID_ONLY_EN_ZH],
+        ),
     ]
 
 
-def documents(stage_dir: Path) -> list[tuple[str, str, str | None]]:
-    table = pq.read_table(sorted(stage_dir.glob("part-*.parquet")), columns=["id", "text", "language"])
+def documents(directory: Path) -> list[tuple[str, str, str | None]]:
+    table = pq.read_table(sorted(directory.glob("part-*.parquet")), columns=["id", "text", "language"])
     return sorted(zip(table["id"].to_pylist(), table["text"].to_pylist(), table["language"].to_pylist(), strict=True))
 
 
-def counts(stage_dir: Path) -> dict:
-    stats = json.loads((stage_dir / "_stats.json").read_text())
+def counts(directory: Path) -> dict:
+    stats = json.loads((directory / "_stats.json").read_text())
     return {key: stats[key] for key in ("docs_in", "kept", "dropped")}
 
 
@@ -92,11 +96,11 @@ def test_jobs_on_a_standalone_cluster_equal_one_machine(tmp_path):
             completed = cluster.submit(PROJECT_ROOT / "jobs" / "stage.py", [verb, *arguments], name=verb)
             assert completed.returncode == 0, log_tail(cluster.root / f"{verb}.log")
 
-    for stage in ("01_extract", "02_langid"):
-        assert documents(cluster_run / stage) == documents(local_run / stage), stage
-        assert counts(cluster_run / stage) == counts(local_run / stage), stage
-    assert counts(cluster_run / "01_extract") == {"docs_in": 12, "kept": 9, "dropped": {"not_html": 3}}
-    assert counts(cluster_run / "02_langid") == {"docs_in": 9, "kept": 6, "dropped": {"language_not_allowed": 3}}
-    assert {language for _, _, language in documents(cluster_run / "02_langid")} == {"en", "zh"}
+    for stage in ("extract", "langid"):
+        assert documents(stage_dir(cluster_run, stage)) == documents(stage_dir(local_run, stage)), stage
+        assert counts(stage_dir(cluster_run, stage)) == counts(stage_dir(local_run, stage)), stage
+    assert counts(stage_dir(cluster_run, "extract")) == {"docs_in": 12, "kept": 9, "dropped": {"not_html": 3}}
+    assert counts(stage_dir(cluster_run, "langid")) == {"docs_in": 9, "kept": 6, "dropped": {"language_not_allowed": 3}}
+    assert {language for _, _, language in documents(stage_dir(cluster_run, "langid"))} == {"en", "zh"}
     # The tasks ran on the cluster: the worker launched one executor per submitted job.
     assert len(list((tmp_path / "spark" / "work").glob("app-*/0"))) == 2

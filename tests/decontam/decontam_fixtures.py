@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from stage_fixtures import real_documents, write_stage
+from stage_fixtures import real_documents, stage_dir, write_stage
 
 from corpus_pipeline.config import EvalSetConfig
 from corpus_pipeline.decontam.eval_sets import load_eval_set
@@ -20,5 +20,5 @@ def planted_run(tmp_path):
     question = docs[15]["text"].splitlines()[0]  # a People's Daily line as a Chinese eval item
     eval_file = tmp_path / "zh_quiz.jsonl"
     eval_file.write_text(json.dumps({"id": "zq1", "question": question}, ensure_ascii=False) + "\n", "utf-8")
-    write_stage(tmp_path / "run" / "06_quality", docs, parts=2)
+    write_stage(stage_dir(tmp_path / "run", "quality"), docs, parts=2)
     return docs, eval_file

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 from decontam_fixtures import planted_run
+from stage_fixtures import stage_dir
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
@@ -28,7 +29,7 @@ def test_spark_and_one_process_agree(spark, tmp_path):
             }
         }
     )
-    source = tmp_path / "run" / "06_quality"
+    source = stage_dir(tmp_path / "run", "quality")
     local = run_stage("decontaminate", source, tmp_path / "local", config, LocalExecutor())
     distributed = run_stage("decontaminate", source, tmp_path / "spark", config, SparkExecutor(spark))
     assert distributed.stats.dropped == local.stats.dropped == {"contaminated": 2}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 from decontam_fixtures import planted_run
+from stage_fixtures import stage_dir
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import DecontaminationConfig, PipelineConfig
@@ -17,8 +18,8 @@ from corpus_pipeline.storage import Storage
 
 def test_the_verb_drops_planted_items_and_records_each_set(tmp_path, capsys):
     docs, eval_file = planted_run(tmp_path)
-    out = tmp_path / "run" / "07_decontaminate"
-    arguments = ["decontaminate", "--input", str(tmp_path / "run" / "06_quality"), "--output", str(out)]
+    out = stage_dir(tmp_path / "run", "decontaminate")
+    arguments = ["decontaminate", "--input", str(stage_dir(tmp_path / "run", "quality")), "--output", str(out)]
     assert main([*arguments, "--eval", "humaneval", str(eval_file), "--runner", "local"]) == 0
     assert "decontaminate" in capsys.readouterr().out
     rejected = pq.read_table(out / "_rejected" / "reason=contaminated").to_pylist()
@@ -37,7 +38,9 @@ def test_the_verb_drops_planted_items_and_records_each_set(tmp_path, capsys):
         "contamination:zh_quiz": (0.0, True),
         "contamination:mmlu": (None, False),  # never checked: not measured, fails
     }
-    assert not any(gate.passed for gate in contamination_gates(tmp_path / "run" / "06_quality", config, Storage()))
+    assert not any(
+        gate.passed for gate in contamination_gates(stage_dir(tmp_path / "run", "quality"), config, Storage())
+    )
 
     page = write_report(tmp_path / "run", PipelineConfig()).path.read_text(encoding="utf-8")
     section = page[page.index('<section id="decontamination">') :].split("</section>")[0]
@@ -53,9 +56,9 @@ def problem_start(docs) -> str:
 
 def test_a_set_kept_in_the_corpus_fails_its_gate(tmp_path):
     _, eval_file = planted_run(tmp_path)
-    out = tmp_path / "run" / "07_decontaminate"
+    out = stage_dir(tmp_path / "run", "decontaminate")
     counted = ["--set", "decontamination.eval_sets=[{name: zh_quiz, path: " + str(eval_file) + ", action: keep}]"]
-    arguments = ["decontaminate", "--input", str(tmp_path / "run" / "06_quality"), "--output", str(out)]
+    arguments = ["decontaminate", "--input", str(stage_dir(tmp_path / "run", "quality")), "--output", str(out)]
     assert main([*arguments, *counted, "--runner", "local"]) == 0
     (gate,) = contamination_gates(out, DecontaminationConfig(max_contamination={"zh_quiz": 0.5}), Storage())
     assert (gate.value, gate.passed) == (1.0, False)
@@ -65,8 +68,8 @@ def test_a_set_kept_in_the_corpus_fails_its_gate(tmp_path):
 def test_repeated_eval_flags_check_every_set(tmp_path):
     """`--eval humaneval --eval FILE` is both sets (argparse's last-one-wins dropped HumanEval)."""
     docs, eval_file = planted_run(tmp_path)
-    out = tmp_path / "run" / "07_decontaminate"
-    arguments = ["decontaminate", "--input", str(tmp_path / "run" / "06_quality"), "--output", str(out)]
+    out = stage_dir(tmp_path / "run", "decontaminate")
+    arguments = ["decontaminate", "--input", str(stage_dir(tmp_path / "run", "quality")), "--output", str(out)]
     assert main([*arguments, "--eval", "humaneval", "--eval", str(eval_file), "--runner", "local"]) == 0
     stats = StageStats.read(out / STATS_FILE)
     assert stats.extra["decontam_documents"] == {"humaneval": 1, "zh_quiz": 1}

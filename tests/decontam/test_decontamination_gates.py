@@ -7,6 +7,7 @@ import json
 from types import SimpleNamespace
 
 import pyarrow as pa
+from stage_fixtures import stage_dir
 from text_sources import english_text
 
 from corpus_pipeline.config import EvalSetConfig, PipelineConfig
@@ -31,14 +32,16 @@ def _quality_dir(run_dir):
     for number, text in enumerate(texts):
         values = {name: value for name, (_, value) in GATE_COLUMNS.items()} | {"dup_content_hash": number}
         rows.append({**empty_document(id=str(number), text=text, language="en"), **values})
-    return publish_rows(run_dir / "06_quality", [rows], SCHEMA, stage="quality")
+    return publish_rows(stage_dir(run_dir, "quality"), [rows], SCHEMA, stage="quality")
 
 
 def _gates_after(tmp_path, action: str):
     run_dir = tmp_path / action
     sets = [{"name": "humaneval", "builtin": "humaneval", "action": action}]
     config = PipelineConfig.model_validate({"decontamination": {"eval_sets": sets}})
-    out = run_stage("decontaminate", _quality_dir(run_dir), run_dir / "07_decontaminate", config, LocalExecutor())
+    out = run_stage(
+        "decontaminate", _quality_dir(run_dir), stage_dir(run_dir, "decontaminate"), config, LocalExecutor()
+    )
     ctx = SimpleNamespace(documents=out.output, config=config, run_dir=run_dir, gates_passed=None)
     outcome = steps.gates(ctx)
     return ctx.gates_passed, outcome.notes["failed"], json.loads((run_dir / steps.GATES_FILE).read_text())

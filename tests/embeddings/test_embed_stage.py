@@ -12,9 +12,9 @@ import pytest
 from corpus_pipeline.config import EmbeddingsConfig, PipelineConfig
 from corpus_pipeline.embeddings.stage import EmbeddingsStage
 from corpus_pipeline.embeddings.vectors import from_stored
-from corpus_pipeline.engine.registry import fused_run, opted_out
+from corpus_pipeline.engine.stage_order import fused_run, opted_out
 from corpus_pipeline.pipeline.context import RunContext, RunPlan
-from corpus_pipeline.pipeline.steps import document_step
+from corpus_pipeline.pipeline.document_steps import document_step
 from corpus_pipeline.stats import StageStats
 
 

@@ -50,14 +50,14 @@ def make_input(root: Path, texts_per_part: list[list[str]]) -> Path:
         [empty_document(id=f"{task}-{index}", text=text) for index, text in enumerate(texts)]
         for task, texts in enumerate(texts_per_part)
     ]
-    return publish_rows(root / "00_input", rows, stage="input")
+    return publish_rows(root / "input", rows, stage="input")
 
 
 PARTS = [["a", "bbbb", "cc"], ["dddddd", "e"], ["ffff", "gg", "hhhhhh", ""]]
 
 
 def run(tmp_path, stage):
-    return run_chain([stage], tmp_path / "00_input", [tmp_path / "01_length"], LocalExecutor(), storage=Storage())[0]
+    return run_chain([stage], tmp_path / "input", [tmp_path / "length"], LocalExecutor(), storage=Storage())[0]
 
 
 def test_every_document_is_kept_or_rejected_with_its_reason(tmp_path):
@@ -75,7 +75,7 @@ def test_every_document_is_kept_or_rejected_with_its_reason(tmp_path):
     written = json.loads((result.output / "_stats.json").read_text())
     assert written["docs_in"] == written["kept"] + sum(written["dropped"].values())
     assert (result.output / SUCCESS).exists()
-    assert not list(tmp_path.glob(".01_length*")), "no work directory may be left behind"
+    assert not list(tmp_path.glob(".length*")), "no work directory may be left behind"
 
 
 def test_rerun_with_same_input_and_config_does_nothing(tmp_path):
@@ -106,7 +106,7 @@ def test_a_killed_run_resumes_and_produces_the_same_bytes(tmp_path):
 
     with pytest.raises(RuntimeError, match="simulated crash"):
         run(crash_root, LengthStage(3, explode_on="gg"))  # dies inside the third task
-    assert not (crash_root / "01_length").exists(), "a crashed stage must not appear"
+    assert not (crash_root / "length").exists(), "a crashed stage must not appear"
     resumed_stage = LengthStage(3)
     resumed = run(crash_root, resumed_stage)
     assert resumed_stage.processed == len(PARTS[2]), "finished tasks are reused, not redone"
@@ -119,7 +119,7 @@ def test_a_killed_run_resumes_and_produces_the_same_bytes(tmp_path):
 
 
 def test_an_unfinished_input_is_refused(tmp_path):
-    (tmp_path / "00_input").mkdir()
+    (tmp_path / "input").mkdir()
     with pytest.raises(MissingInputError, match="did not finish"):
         run(tmp_path, LengthStage(3))
 
@@ -151,10 +151,8 @@ class ModelStage(DocumentStage):
 
 def test_each_stage_setup_is_booked_to_that_stage(tmp_path):
     make_input(tmp_path, PARTS)
-    outputs = [tmp_path / "01_length", tmp_path / "02_model"]
-    results = run_chain(
-        [LengthStage(0), ModelStage()], tmp_path / "00_input", outputs, LocalExecutor(), storage=Storage()
-    )
+    outputs = [tmp_path / "length", tmp_path / "model"]
+    results = run_chain([LengthStage(0), ModelStage()], tmp_path / "input", outputs, LocalExecutor(), storage=Storage())
     seconds = {r.stats.stage: json.loads((r.output / "_stats.json").read_text())["seconds"] for r in results}
     # The fused pass's wall clock is shared by the stages' own task time: the load is the model's.
     assert seconds["model"] >= ModelStage.SETUP_SECONDS > seconds["length"], seconds

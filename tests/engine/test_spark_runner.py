@@ -11,6 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from conftest import PROJECT_ROOT, html_page, write_warc
+from stage_fixtures import stage_dir
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.local import LocalExecutor
@@ -47,8 +48,8 @@ def make_warcs(root: Path, files: int = 3, pages: int = 6) -> list[str]:
     return paths
 
 
-def rows(stage_dir: Path, columns=("id", "language", "text")) -> list[dict]:
-    table = pq.read_table(sorted(stage_dir.glob("part-*.parquet")), columns=list(columns))
+def rows(directory: Path, columns=("id", "language", "text")) -> list[dict]:
+    table = pq.read_table(sorted(directory.glob("part-*.parquet")), columns=list(columns))
     return sorted(table.to_pylist(), key=lambda r: r["id"])
 
 
@@ -57,8 +58,8 @@ def test_extract_and_langid_on_spark_equal_local(spark, tmp_path):
     config = PipelineConfig.model_validate({"langid": {"allowed_languages": ["en", "zh"]}})
     outputs = {}
     for name, executor in (("local", LocalExecutor()), ("spark", SparkExecutor(spark))):
-        extracted = run_stage("extract", warcs, tmp_path / name / "01_extract", config, executor)
-        identified = run_stage("langid", extracted.output, tmp_path / name / "02_langid", config, executor)
+        extracted = run_stage("extract", warcs, stage_dir(tmp_path / name, "extract"), config, executor)
+        identified = run_stage("langid", extracted.output, stage_dir(tmp_path / name, "langid"), config, executor)
         outputs[name] = (extracted, identified)
     (local_x, local_l), (spark_x, spark_l) = outputs["local"], outputs["spark"]
     assert rows(spark_x.output) == rows(local_x.output)

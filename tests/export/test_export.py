@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from stage_fixtures import real_documents
+from stage_fixtures import real_documents, stage_dir
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import PipelineConfig
@@ -29,7 +29,9 @@ def stage(tmp_path_factory) -> Path:
             record = {"id": f"doc-{number}", "text": doc["text"], "url": doc["url"], "language": doc["language"],
                       "license": licence, "score": number / 100}  # fmt: skip
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return run_stage("ingest", [str(root / "docs.jsonl")], root / "01_ingest", PipelineConfig(), LocalExecutor()).output
+    return run_stage(
+        "ingest", [str(root / "docs.jsonl")], stage_dir(root, "ingest"), PipelineConfig(), LocalExecutor()
+    ).output
 
 
 def _export(stage: Path, output: Path, *more: str) -> int:

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from ingest_inputs import ingest, kept, web_docs, write_jsonl
-from stage_fixtures import real_documents
+from stage_fixtures import real_documents, stage_dir
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import PipelineConfig
@@ -75,13 +75,13 @@ def test_run_dir_mode_finds_the_source_stage_that_ran(tmp_path, daily, capsys):
     assert "--input is required: the dataset files" in capsys.readouterr().err
     assert main(["ingest", "--run-dir", str(run), "--input", str(source), "--runner", "local"]) == 0
     assert main(["langid", "--run-dir", str(run), "--runner", "local"]) == 0
-    assert (run / "02_langid" / "_SUCCESS").exists()
-    assert pq.read_table(run / "02_langid", columns=["source"]).num_rows == len(daily)
-    shutil.copytree(run / "01_ingest", run / "01_extract")
+    assert (stage_dir(run, "langid") / "_SUCCESS").exists()
+    assert pq.read_table(stage_dir(run, "langid"), columns=["source"]).num_rows == len(daily)
+    shutil.copytree(stage_dir(run, "ingest"), stage_dir(run, "extract"))
     capsys.readouterr()
-    assert main(["normalize", "--run-dir", str(run), "--runner", "local"]) == 0  # reads 02_langid
+    assert main(["normalize", "--run-dir", str(run), "--runner", "local"]) == 0  # reads langid's
     assert main(["langid", "--run-dir", str(run), "--output", str(tmp_path / "l2"), "--runner", "local"]) == 2
-    assert "01_extract, 01_ingest" in capsys.readouterr().err
+    assert f"{stage_dir(run, 'extract').name}, {stage_dir(run, 'ingest').name}" in capsys.readouterr().err
 
 
 @pytest.mark.spark

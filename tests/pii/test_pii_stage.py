@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from stage_fixtures import stage_dir
 
 from corpus_pipeline.config import PiiConfig, PipelineConfig
 from corpus_pipeline.document import empty_document
@@ -86,7 +87,7 @@ def test_signal_fields_are_typed_and_the_stage_pickles_small():
 
 def make_input(root: Path, texts: list[str]) -> Path:
     rows = [empty_document(id=str(index), text=text) for index, text in enumerate(texts)]
-    return publish_rows(root / "00_input", [rows], stage="input")
+    return publish_rows(root / "input", [rows], stage="input")
 
 
 TEXTS = [PROSE, CONTACT, DIRECTORY, CHINESE, ""]
@@ -110,10 +111,10 @@ def check_output(output: Path) -> None:
 
 def test_stage_through_the_local_executor_and_rerun_skip(tmp_path):
     input_dir = make_input(tmp_path, TEXTS)
-    result = run_stage("pii", input_dir, tmp_path / "01_pii", PipelineConfig(), LocalExecutor())
+    result = run_stage("pii", input_dir, stage_dir(tmp_path, "pii"), PipelineConfig(), LocalExecutor())
     assert not result.skipped
     check_output(result.output)
-    assert run_stage("pii", input_dir, tmp_path / "01_pii", PipelineConfig(), LocalExecutor()).skipped
+    assert run_stage("pii", input_dir, stage_dir(tmp_path, "pii"), PipelineConfig(), LocalExecutor()).skipped
 
 
 @pytest.mark.spark
@@ -121,7 +122,7 @@ def test_stage_on_spark_gives_the_local_result(tmp_path, spark):
     from corpus_pipeline.engine.spark import SparkExecutor
 
     input_dir = make_input(tmp_path, TEXTS)
-    check_output(run_stage("pii", input_dir, tmp_path / "01_pii", PipelineConfig(), SparkExecutor(spark)).output)
+    check_output(run_stage("pii", input_dir, stage_dir(tmp_path, "pii"), PipelineConfig(), SparkExecutor(spark)).output)
 
 
 def test_cli_verb_runs_the_stage(tmp_path, capsys):

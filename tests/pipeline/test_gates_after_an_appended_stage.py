@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from stage_fixtures import stage_dir
 from text_sources import english_text
 
 from corpus_pipeline.config import PipelineConfig
@@ -15,8 +16,8 @@ from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.registry import StageSpec
 from corpus_pipeline.engine.run import run_fused
+from corpus_pipeline.gates import evaluate_gates, final_corpus
 from corpus_pipeline.pipeline import steps
-from corpus_pipeline.pipeline.gates import evaluate_gates, final_corpus
 from corpus_pipeline.stages.base import DocumentStage
 from corpus_pipeline.storage import Storage
 
@@ -48,7 +49,7 @@ class TagStage(DocumentStage):
 
 
 def _appended(monkeypatch) -> StageSpec:
-    spec = StageSpec("tag", "document", "08_tag", "normalize", f"{__name__}:TagStage", "tag every document")
+    spec = StageSpec("tag", "document", "tag", "normalize", f"{__name__}:TagStage", "tag every document")
     monkeypatch.setattr(registry, "STAGES", (*registry.STAGES, spec))
     monkeypatch.setattr(registry, "_BY_NAME", {**registry._BY_NAME, "tag": spec})
     return spec
@@ -61,7 +62,7 @@ def _quality_dir(run_dir):
         | {"dup_content_hash": n}
         for n, text in enumerate(lines)
     ]
-    return publish_rows(run_dir / "06_quality", [rows], SCHEMA, stage="quality")
+    return publish_rows(stage_dir(run_dir, "quality"), [rows], SCHEMA, stage="quality")
 
 
 def test_a_document_stage_after_decontaminate_is_the_final_corpus_and_the_gates_pass(tmp_path, monkeypatch):
@@ -70,9 +71,9 @@ def test_a_document_stage_after_decontaminate_is_the_final_corpus_and_the_gates_
     config = PipelineConfig.model_validate(
         {"decontamination": {"eval_sets": [{"name": "humaneval", "builtin": "humaneval"}]}}
     )
-    outputs = [run_dir / "07_decontaminate", run_dir / spec.directory]
+    outputs = [stage_dir(run_dir, "decontaminate"), run_dir / spec.directory]
     run_fused(["decontaminate", "tag"], _quality_dir(run_dir), outputs, config, LocalExecutor())
-    assert not list(outputs[0].glob("part-*.parquet"))  # fused: its documents went on to 08_tag
+    assert not list(outputs[0].glob("part-*.parquet"))  # fused: its documents went on to tag's
 
     assert final_corpus(run_dir, storage) == (outputs[1], run_dir)
     assert final_corpus(outputs[0], storage) == (outputs[1], run_dir)  # a fused stage names where

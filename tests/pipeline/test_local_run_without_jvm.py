@@ -7,6 +7,7 @@ import json
 from unittest import mock
 
 from pipeline_inputs import small_config, write_demo_warc
+from stage_fixtures import stage_dir
 
 from corpus_pipeline.pipeline.context import RunPlan, StepOutcome
 from corpus_pipeline.pipeline.runner import _progress, run_pipeline
@@ -27,7 +28,7 @@ def test_a_local_run_of_a_small_input_never_asks_for_spark(tmp_path):
     assert steps["dedup"]["status"] == "ran" and steps["gates"]["passed"]
     # The demo site holds exact and near copies: both methods find some.
     assert set(steps["dedup"]["documents"]["dropped"]) == {"exact_duplicate", "minhash_duplicate"}
-    stats = json.loads((result.context.run_dir / "04_dedup" / "_stats.json").read_text(encoding="utf-8"))
+    stats = json.loads((stage_dir(result.context.run_dir, "dedup") / "_stats.json").read_text(encoding="utf-8"))
     assert stats["dropped"] == steps["dedup"]["documents"]["dropped"]
     assert (result.context.tokens / "manifest.json").exists()
 

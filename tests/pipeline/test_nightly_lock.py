@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pipeline_inputs import small_run_overrides, write_demo_warc
 
-from corpus_pipeline.pipeline import exit_codes
+from corpus_pipeline import exit_codes
 from corpus_pipeline.pipeline.nightly import NightlyLayout
 from corpus_pipeline.storage.locks import exclusive_lock
 

@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 from multi_source_inputs import write_sources
 from pipeline_inputs import small_run_overrides, write_demo_warc
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.config import load_config
-from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.nightly import NightlyLayout, run_nightly
 from corpus_pipeline.pipeline.snapshots import current_snapshot
 from corpus_pipeline.storage import Storage

@@ -10,9 +10,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from pipeline_inputs import small_config, write_demo_warc
+from stage_fixtures import stage_dir
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.dedup.index import published_folders
-from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.nightly import NightlyLayout, run_nightly
 from corpus_pipeline.pipeline.snapshots import current_snapshot as read_current
 from corpus_pipeline.storage import Storage
@@ -100,7 +101,7 @@ def test_a_failed_gate_publishes_nothing_then_a_passing_night_publishes(first_ni
     assert record["tokenizer"] == str(published.tokenizer)  # one vocabulary for every increment
     index_hits = [
         detail
-        for part in (run_dir / "04_dedup" / "_rejected").glob("reason=*/*.parquet")
+        for part in (stage_dir(run_dir, "dedup") / "_rejected").glob("reason=*/*.parquet")
         for detail in pq.read_table(part, columns=["reject_detail"]).column(0).to_pylist()
         if detail.startswith("index:")
     ]

@@ -10,8 +10,8 @@ from unittest import mock
 
 from pipeline_inputs import small_config, write_demo_warc
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.dedup.index import missing_from_index, published_folders
-from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.nightly import NightlyLayout, run_nightly
 from corpus_pipeline.pipeline.snapshots import current_snapshot
 from corpus_pipeline.storage import Storage

@@ -13,8 +13,9 @@ from conftest import executor_environment, object_keys
 from pipeline_inputs import small_config, write_demo_warc
 from store_checks import unnamed_objects
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.dedup.index import published_folders
-from corpus_pipeline.pipeline import exit_codes, snapshots
+from corpus_pipeline.pipeline import snapshots
 from corpus_pipeline.pipeline.nightly import run_nightly
 from corpus_pipeline.storage import Storage
 

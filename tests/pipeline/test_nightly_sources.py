@@ -13,8 +13,8 @@ from conftest import shared_data
 from multi_source_inputs import WEB, write_sources
 from pipeline_inputs import small_run_overrides
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.config import load_config
-from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.nightly import NightlyLayout, run_nightly
 from corpus_pipeline.pipeline.snapshots import current_snapshot
 from corpus_pipeline.storage import Storage

@@ -9,6 +9,7 @@ from unittest import mock
 import pyarrow.parquet as pq
 import pytest
 from pipeline_inputs import small_config, write_demo_warc
+from stage_fixtures import final_corpus, stage_dir
 
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.runner import run_pipeline
@@ -35,8 +36,8 @@ def test_a_local_run_embeds_and_dedups_by_meaning(tmp_path):
     assert steps["embed"]["status"] == "ran" and steps["dedup"]["status"] == "ran"
     run_dir = result.context.run_dir
     embedded = json.loads((run_dir / "03b_embed" / "_stats.json").read_text(encoding="utf-8"))
-    normalized = json.loads((run_dir / "03_normalize" / "_stats.json").read_text(encoding="utf-8"))
+    normalized = json.loads((stage_dir(run_dir, "normalize") / "_stats.json").read_text(encoding="utf-8"))
     assert embedded["docs_in"] == normalized["kept"] == embedded["kept"]
     assert sum(embedded["extra"]["embedded"].values()) == embedded["kept"]
-    final = pq.read_table(sorted((run_dir / "07_decontaminate").glob("part-*.parquet")), columns=["embedding"])
+    final = pq.read_table(sorted(final_corpus(run_dir).glob("part-*.parquet")), columns=["embedding"])
     assert final.num_rows and final.column("embedding").null_count < final.num_rows

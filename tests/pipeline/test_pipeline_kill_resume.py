@@ -17,9 +17,11 @@ from pipeline_inputs import (
     warc_record_count,
     write_demo_warc,
 )
+from stage_fixtures import final_corpus, stage_dir
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.cli import main
-from corpus_pipeline.pipeline import exit_codes
+from corpus_pipeline.engine.registry import stage_spec
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.runner import run_pipeline
 
@@ -61,7 +63,7 @@ def test_kill_9_in_dedup_then_rerun_continues_and_gives_identical_shards(referen
     started = ".04_dedup.inprogress-*"
     run_and_kill_when(arguments, lambda: any(run_dir.glob(started)), started, tmp_path / "killed.log")
 
-    assert not (run_dir / "04_dedup").exists(), "the kill came after dedup finished"
+    assert not (stage_dir(run_dir, "dedup")).exists(), "the kill came after dedup finished"
     record = json.loads((run_dir / "run_record.json").read_text())
     assert (record["status"], record["current_step"]) == ("running", "dedup")
 
@@ -84,15 +86,15 @@ def test_every_record_is_in_the_shards_or_rejected_with_a_reason(reference):
     run_dir = result.context.run_dir
     records = warc_record_count(inputs)
     manifest = json.loads((result.context.tokens / "manifest.json").read_text())
-    corpus_rows = sum(
-        pq.ParquetFile(p).metadata.num_rows for p in (run_dir / "07_decontaminate").glob("part-*.parquet")
-    )
+    corpus_rows = sum(pq.ParquetFile(p).metadata.num_rows for p in final_corpus(run_dir).glob("part-*.parquet"))
     rejected = rejected_rows(run_dir)
 
     assert manifest["documents"] == corpus_rows > 0
     assert records == manifest["documents"] + sum(rejected.values()), rejected
     # every stage that drops something says why: not_a_document (WARC requests), duplicates...
-    assert {key.split("/")[0] for key in rejected} >= {"01_extract", "04_dedup", "06_quality"}
+    assert {key.split("/")[0] for key in rejected} >= {
+        stage_spec(name).directory for name in ("extract", "dedup", "quality")
+    }
     assert all(reason for key in rejected for reason in key.split("/")[1:])
     conservation = result.record.data["conservation"]
     assert conservation["input_records"] == records

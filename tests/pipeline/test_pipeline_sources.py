@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import executor_environment, object_keys
 from multi_source_inputs import EMAIL, MIRRORED, multi_source_config, multi_source_overrides
+from stage_fixtures import stage_dir
 from store_checks import unnamed_objects
 
 from corpus_pipeline.config import load_config
@@ -37,8 +38,8 @@ def test_every_source_runs_its_own_steps_then_one_dedup_and_one_corpus(multi_sou
     steps = {(s.get("source"), s["step"]): s for s in result.record.data["steps"]}
     assert steps[("wiki", "ingest")]["status"] == "ran" and steps[("wiki", "extract")]["status"] == "not needed"
     assert steps[("wiki", "normalize")]["status"] == "not needed"  # wiki skips it
-    assert steps[("web", "extract")]["output"] == str(run_dir / "sources" / "web" / "01_extract")
-    assert not (run_dir / "sources" / "wiki" / "03_normalize").exists()
+    assert steps[("web", "extract")]["output"] == str(stage_dir(run_dir / "sources" / "web", "extract"))
+    assert not (stage_dir(run_dir / "sources" / "wiki", "normalize")).exists()
     kept_before_dedup = sum(
         steps[(name, last)]["documents"]["kept"]
         for name, last in (("web", "normalize"), ("news", "normalize"), ("mirror", "normalize"), ("wiki", "langid"))
@@ -49,13 +50,13 @@ def test_every_source_runs_its_own_steps_then_one_dedup_and_one_corpus(multi_sou
 
 def test_dedup_keeps_the_priority_sources_copy_and_each_source_keeps_its_own_pii_config(multi_source_run):
     result, run_dir = multi_source_run
-    rejected = pq.read_table(run_dir / "04_dedup" / "_rejected" / "reason=exact_duplicate")
+    rejected = pq.read_table(stage_dir(run_dir, "dedup") / "_rejected" / "reason=exact_duplicate")
     # The mirror's five copies go; the news articles they copy stay (news has the higher priority).
     assert rejected.column("source").to_pylist() == ["mirror"] * MIRRORED
     # Ingested ids carry their source's prefix (ingest.id_prefix "news:" in pipeline.sources).
     originals = [f"news:pd-{n}" for n in range(MIRRORED)]
     assert sorted(rejected.column("reject_detail").to_pylist()) == originals
-    deduplicated = pq.read_table(run_dir / "04_dedup", columns=["id", "source"])
+    deduplicated = pq.read_table(stage_dir(run_dir, "dedup"), columns=["id", "source"])
     assert set(originals) <= set(deduplicated.column("id").to_pylist())
 
     final = pq.read_table(result.context.documents, columns=["source", "domain", "text"]).to_pylist()

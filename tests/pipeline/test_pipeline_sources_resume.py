@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import run_and_kill_when
 from multi_source_inputs import multi_source_overrides
+from stage_fixtures import stage_dir
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.cli import main
-from corpus_pipeline.pipeline import exit_codes
 
 pytestmark = pytest.mark.spark  # dedup's decisions are Spark jobs whatever the runner
 
@@ -31,7 +32,7 @@ def test_kill_9_in_the_last_source_then_rerun_reuses_the_others_and_gives_identi
     wiki = run_dir / "sources" / "wiki"
     started = ".01_ingest.inprogress-*"
     run_and_kill_when(arguments, lambda: any(wiki.glob(started)), started, tmp_path / "killed.log")
-    assert not (wiki / "01_ingest").exists(), "the kill came after the wiki source finished"
+    assert not (stage_dir(wiki, "ingest")).exists(), "the kill came after the wiki source finished"
 
     # The rerun in this process: the same CLI, and the session's JVM instead of a second start.
     assert main(arguments) == exit_codes.SUCCESS

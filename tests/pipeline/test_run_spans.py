@@ -8,6 +8,7 @@ import json
 
 import pytest
 from pipeline_inputs import small_config, write_demo_warc
+from stage_fixtures import stage_dir
 
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.runner import run_pipeline
@@ -24,7 +25,9 @@ def _shards(tmp_path, name: str, runner: str, task_bytes: int) -> dict[str, byte
     assert result.status == "succeeded", result.record.data["reason"]
     extract = {step["step"]: step for step in result.record.data["steps"]}["extract"]
     assert extract["status"] == "ran"
-    tasks = json.loads((result.context.run_dir / "01_extract" / "_stats.json").read_text(encoding="utf-8"))["tasks"]
+    tasks = json.loads((stage_dir(result.context.run_dir, "extract") / "_stats.json").read_text(encoding="utf-8"))[
+        "tasks"
+    ]
     size = warc.stat().st_size
     assert tasks == (1 if size <= task_bytes else -(-size // task_bytes))
     return {

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import ConfigError, load_config
 from corpus_pipeline.engine.source_configs import source_config
-from corpus_pipeline.pipeline import exit_codes
 from corpus_pipeline.pipeline.context import RunContext, RunPlan
 
 WEB = "{name: web, kind: warc, paths: [crawl/], priority: 1}"

@@ -9,8 +9,8 @@ import shutil
 import pytest
 from conftest import html_page, write_warc
 
+from corpus_pipeline import exit_codes
 from corpus_pipeline.cli import main
-from corpus_pipeline.pipeline import exit_codes
 
 ARTICLE = "<p>" + "Engineers finished the new bridge over the river two months ahead of schedule. " * 5 + "</p>"
 ONLY_CHINESE = "langid.allowed_languages=[zh]"  # on English pages: langid drops every document

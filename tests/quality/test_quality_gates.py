@@ -9,12 +9,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from quality_junk_corpus import junk_documents
+from stage_fixtures import stage_dir
 
 from corpus_pipeline.cli import build_parser, main
 from corpus_pipeline.config import PipelineConfig, QualityGatesConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.pipeline.gates import GateFindings, evaluate_gates, final_corpus
+from corpus_pipeline.gates import GateFindings, evaluate_gates, final_corpus
 from corpus_pipeline.quality.gates import language_gates
 from corpus_pipeline.storage import Storage
 
@@ -32,7 +33,8 @@ def quality_gates_of(run_dir: Path, config: QualityGatesConfig) -> GateFindings:
 
 
 def write_stage(run_dir: Path, name: str, rows: list[dict], schema: pa.Schema = SCHEMA) -> Path:
-    return publish_rows(run_dir / name, [rows], schema, stage=name)
+    """A finished directory of the registry stage `name` in `run_dir`, holding `rows`."""
+    return publish_rows(stage_dir(run_dir, name), [rows], schema, stage=name)
 
 
 def doc(i: int, language: str, words: int, coverage: float | None, entropy: float, content: int) -> dict:
@@ -46,8 +48,8 @@ def corpus(run_dir: Path, en_coverage: float = 0.99, duplicates: int = 0, zh_ent
     rows += [doc(1000 + i, "zh", 300, 0.999, zh_entropy, 10_000 + i) for i in range(30)]
     rows += [doc(2000 + i, "de", 80, None, 4.6, 20_000 + i) for i in range(30)]
     rows += [doc(3000 + i, "fr", 80, None, 1.0, 30_000 + i) for i in range(3)]  # too few to gate
-    write_stage(run_dir, "03_normalize", [empty_document(id="n", text="x")], DOCUMENT_SCHEMA)
-    return write_stage(run_dir, "06_quality", rows)
+    write_stage(run_dir, "normalize", [empty_document(id="n", text="x")], DOCUMENT_SCHEMA)
+    return write_stage(run_dir, "quality", rows)
 
 
 def test_a_clean_corpus_passes_every_gate(tmp_path):
@@ -78,10 +80,10 @@ def test_each_gate_fails_with_its_figures(tmp_path):
 
 
 def test_gates_need_the_quality_columns_and_documents(tmp_path):
-    write_stage(tmp_path / "run", "03_normalize", [empty_document(id="n", text="x")], DOCUMENT_SCHEMA)
+    write_stage(tmp_path / "run", "normalize", [empty_document(id="n", text="x")], DOCUMENT_SCHEMA)
     with pytest.raises(ValueError, match="run `quality` first"):
         quality_gates_of(tmp_path / "run", QualityGatesConfig())
-    empty = evaluate_gates(write_stage(tmp_path / "empty", "06_quality", []), PipelineConfig(), STORAGE)
+    empty = evaluate_gates(write_stage(tmp_path / "empty", "quality", []), PipelineConfig(), STORAGE)
     assert not empty.passed and "FAIL: the corpus has no documents" in empty.format_table()
     with pytest.raises(FileNotFoundError, match="no finished stage of documents"):
         final_corpus(tmp_path / "nothing", STORAGE)
@@ -109,8 +111,8 @@ def test_quality_and_train_classifier_verbs(tmp_path, capsys):
     rows = [
         empty_document(id=str(i), text=t, language=lang) for i, (_, lang, t) in enumerate(junk_documents(per_kind=1))
     ]
-    source = write_stage(tmp_path / "run", "05_input", rows, DOCUMENT_SCHEMA)
-    output = tmp_path / "run" / "06_quality"
+    source = publish_rows(tmp_path / "run" / "input", [rows], DOCUMENT_SCHEMA, stage="input")
+    output = stage_dir(tmp_path / "run", "quality")
     assert run_cli(["quality", "--input", str(source), "--output", str(output), "--runner", "local"]) == 0
     assert "quality" in capsys.readouterr().out and (output / "_SUCCESS").exists()
     assert main(["quality", "--input", str(source)]) == 2  # every failure's code is main's (failures.py)
@@ -132,7 +134,7 @@ def test_quality_and_train_classifier_verbs(tmp_path, capsys):
     user_argv = [*argv[:-1], str(user_model), "--dim", "8", "--bucket", "1000", "--epoch", "3"]
     assert main(user_argv) == 2 and user_model.read_bytes() == b"the user's own model"
     capsys.readouterr()
-    scored = tmp_path / "run" / "07_scored"
+    scored = tmp_path / "run" / "scored"
     assert run_cli(["quality", "--input", str(source), "--output", str(scored), "--runner", "local",
                     "--set", f"quality.classifier.model_path={model}"]) == 0  # fmt: skip
     rejected = pq.read_table(scored / "_rejected", columns=["quality_classifier_score"])

@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from stage_fixtures import stage_dir
 
 from corpus_pipeline.config import BlocklistConfig, PipelineConfig, QualityConfig
 from corpus_pipeline.document import empty_document
@@ -124,7 +125,7 @@ def make_input(root: Path, docs: list[tuple[str, str]], parts: int = 2) -> Path:
         ]
         for task in range(parts)
     ]
-    return publish_rows(root / "05_input", rows, stage="input")
+    return publish_rows(root / "input", rows, stage="input")
 
 
 DOCS = [(CLEAN_EN, "en"), (CLEAN_ZH, "zh"), (MENU, "en"), ("Lorem ipsum dolor sit amet. " * 30, "en")] * 3
@@ -132,17 +133,17 @@ DOCS = [(CLEAN_EN, "en"), (CLEAN_ZH, "zh"), (MENU, "en"), ("Lorem ipsum dolor si
 
 def test_run_quality_writes_typed_columns_and_rejects_by_reason(tmp_path):
     result = run_stage(
-        "quality", make_input(tmp_path, DOCS), tmp_path / "06_quality", PipelineConfig(), LocalExecutor()
+        "quality", make_input(tmp_path, DOCS), stage_dir(tmp_path, "quality"), PipelineConfig(), LocalExecutor()
     )
     stats = result.stats.to_dict()
     assert (stats["docs_in"], stats["kept"]) == (12, 6)
     assert stats["dropped"] == {"gopher_stop_words": 3, "gopher_word_count": 3}  # lorem ipsum, the menu
-    kept = pq.read_table(tmp_path / "06_quality")
+    kept = pq.read_table(stage_dir(tmp_path, "quality"))
     assert kept.schema.field("gopher_top_2gram_char_frac").type == pa.float32()
     assert set(kept.column("language").to_pylist()) == {"en", "zh"}
-    rejected = pq.read_table(tmp_path / "06_quality" / "_rejected")
+    rejected = pq.read_table(stage_dir(tmp_path, "quality") / "_rejected")
     assert rejected.num_rows == 6 and rejected.column("gopher_word_count").to_pylist().count(15) == 3
-    again = run_stage("quality", tmp_path / "05_input", tmp_path / "06_quality", PipelineConfig(), LocalExecutor())
+    again = run_stage("quality", tmp_path / "input", stage_dir(tmp_path, "quality"), PipelineConfig(), LocalExecutor())
     assert again.skipped
 
 

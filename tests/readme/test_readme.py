@@ -16,7 +16,7 @@ from conftest import SHARED_DATA, shared_data
 from readme_commands import README_TEST, RUN_BY, RUN_HERE, SUBSTITUTE, not_here
 from readme_lines import ROOT, make_targets, readme_commands
 
-from corpus_pipeline.pipeline import exit_codes
+from corpus_pipeline import exit_codes
 
 
 def _shown() -> list[str]:

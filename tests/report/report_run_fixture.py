@@ -18,14 +18,17 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from stage_fixtures import final_corpus, stage_dir
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.demo.sources import load_peoples_daily, load_wikipedia
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.registry import STAGES
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_dir import input_parts
+from corpus_pipeline.engine.stage_order import opted_out
 from corpus_pipeline.report.run_dir import read_columns
 from corpus_pipeline.stages.base import Drop
 from corpus_pipeline.storage import Storage
@@ -77,12 +80,12 @@ def write_stage(directory: Path, name: str, schema: pa.Schema, kept: list[dict],
 def write_extract(run_dir: Path) -> None:
     requests = [empty_document(id=f"<urn:uuid:request-{n}>", text="") for n in range(2)]
     rejected = [(row, Drop("not_a_document", "request")) for row in requests]
-    write_stage(run_dir / "01_extract", "extract", DOCUMENT_SCHEMA, source_documents(), rejected)
+    write_stage(stage_dir(run_dir, "extract"), "extract", DOCUMENT_SCHEMA, source_documents(), rejected)
 
 
-def write_dedup(run_dir: Path) -> None:
+def write_dedup(run_dir: Path, documents: Path) -> None:
     """Exact duplicates by text: the smallest id of a group is kept and stands for the cluster."""
-    parts = input_parts(run_dir / "03_normalize", storage=Storage())
+    parts = input_parts(documents, storage=Storage())
     schema = pq.read_schema(parts[0])
     rows = read_columns(parts, schema.names).to_pylist()
     groups: dict[str, list[dict]] = {}
@@ -98,29 +101,33 @@ def write_dedup(run_dir: Path) -> None:
                 ({**row, "dup_cluster_id": None, "dup_cluster_size": None}, Drop("exact_duplicate", first["id"]))
             )
     schema = schema.append(pa.field("dup_cluster_id", pa.string())).append(pa.field("dup_cluster_size", pa.int64()))
-    write_stage(run_dir / "04_dedup", "dedup", schema, kept, rejected)
+    write_stage(stage_dir(run_dir, "dedup"), "dedup", schema, kept, rejected)
 
 
 def build_run(run_dir: Path) -> Path:
+    """Extract written by hand, then every document stage of the registry in its order (a stage
+    added there runs here too), dedup written by hand, then the tokenizer and the shards."""
     settings, executor = config(), LocalExecutor()
     write_extract(run_dir)
-    run_stage("langid", run_dir / "01_extract", run_dir / "02_langid", settings, executor)
-    run_stage("normalize", run_dir / "02_langid", run_dir / "03_normalize", settings, executor)
-    write_dedup(run_dir)
-    run_stage("pii", run_dir / "04_dedup", run_dir / "05_pii", settings, executor)
-    run_stage("quality", run_dir / "05_pii", run_dir / "06_quality", settings, executor)
-    run_stage("decontaminate", run_dir / "06_quality", run_dir / "07_decontaminate", settings, executor)
-    corpus = run_dir / "07_decontaminate"
-    trained = run_stage("train-tokenizer", corpus, run_dir / "tokenizer", settings, executor)
-    run_stage("tokenize", corpus, run_dir / "tokens", settings, executor, tokenizer=trained.output)
+    documents = stage_dir(run_dir, "extract")
+    for spec in STAGES:
+        if spec.name == "dedup":
+            write_dedup(run_dir, documents)
+            documents = stage_dir(run_dir, "dedup")
+        elif spec.kind == "document" and spec.name not in opted_out(settings):
+            documents = run_stage(spec.name, documents, stage_dir(run_dir, spec.name), settings, executor).output
+    corpus = final_corpus(run_dir)
+    trained = run_stage("train-tokenizer", corpus, stage_dir(run_dir, "train-tokenizer"), settings, executor)
+    run_stage("tokenize", corpus, stage_dir(run_dir, "tokenize"), settings, executor, tokenizer=trained.output)
     return run_dir
 
 
 def copy_run(run_dir: Path, target: Path, stages: tuple[str, ...] | None = None) -> Path:
-    """A copy of the run, or of only the named stage directories (a run that stopped early)."""
+    """A copy of the run, or of only the directories of the named stages (a run that stopped early)."""
     target.mkdir(parents=True)
+    kept = None if stages is None else {stage_dir(run_dir, name) for name in stages}
     for child in run_dir.iterdir():
-        if child.is_dir() and (stages is None or child.name in stages):
+        if child.is_dir() and (kept is None or child in kept):
             shutil.copytree(child, target / child.name)
     return target
 

@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from report_run_fixture import config, copy_run, report_run  # noqa: F401 (a fixture)
+from stage_fixtures import final_corpus, stage_dir
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import DriftBounds
@@ -67,10 +68,10 @@ def english_only_previous(report_run, target):  # noqa: F811
     """A previous snapshot with only the English documents, half the duplicate rate and its token
     ids shifted by one (another distribution of the same size)."""
     previous = copy_run(report_run, target)
-    for part in (previous / "07_decontaminate").glob("part-*.parquet"):
+    for part in final_corpus(previous).glob("part-*.parquet"):
         table = pq.read_table(part)
         pq.write_table(table.filter(pc.equal(table.column("language"), "en")), part)
-    stats_path = previous / "04_dedup" / "_stats.json"
+    stats_path = stage_dir(previous, "dedup") / "_stats.json"
     stats = json.loads(stats_path.read_text(encoding="utf-8"))
     stats["docs_in"] *= 2  # the same duplicates among twice the documents: 2.3% instead of 4.5%
     stats_path.write_text(json.dumps(stats), encoding="utf-8")

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pyarrow.parquet as pq
 from report_run_fixture import ENGLISH_ARTICLES, config, copy_run, report_run  # noqa: F401 (a fixture)
+from stage_fixtures import final_corpus, stage_dir
 
 from corpus_pipeline.report.bars import Bars
 from corpus_pipeline.report.collect import collect
@@ -16,18 +17,18 @@ from corpus_pipeline.report.run_dir import STAGES, StageRun
 from corpus_pipeline.stats import StageStats
 
 
-def stage_stats(run_dir, directory: str) -> dict:
-    return json.loads((run_dir / directory / "_stats.json").read_text(encoding="utf-8"))
+def stage_stats(run_dir, name: str) -> dict:
+    return json.loads((stage_dir(run_dir, name) / "_stats.json").read_text(encoding="utf-8"))
 
 
 def test_funnel_counts_are_the_stats_files(report_run):  # noqa: F811
     figures = collect(report_run, config())
     # The run extracts WARC files and tokenizes: ingest and mix, which stand in for those, are not
     # listed, nor is embed, opt-in and not enabled.
-    ran = [(directory, name) for directory, name in STAGES if name not in ("ingest", "mix", "embed")]
-    assert [row.stage for row in figures.funnel] == [name for _, name in ran]
-    for (directory, _), row in zip(ran, figures.funnel, strict=True):
-        stats = stage_stats(report_run, directory)
+    ran = [name for _, name in STAGES if name not in ("ingest", "mix", "embed")]
+    assert [row.stage for row in figures.funnel] == ran
+    for name, row in zip(ran, figures.funnel, strict=True):
+        stats = stage_stats(report_run, name)
         assert row.done
         assert (row.docs_in, row.kept, row.bytes_in, row.bytes_kept) == (
             stats["docs_in"],
@@ -40,7 +41,7 @@ def test_funnel_counts_are_the_stats_files(report_run):  # noqa: F811
     assert by_stage["extract"].reasons == [("not_a_document", 2)]
     assert by_stage["langid"].reasons == [("language_not_allowed", 1)]
     assert by_stage["dedup"].reasons == [("exact_duplicate", 1)]
-    tokens = stage_stats(report_run, "tokens")["extra"]["tokens"]["text"]
+    tokens = stage_stats(report_run, "tokenize")["extra"]["tokens"]["text"]
     assert by_stage["tokenize"].tokens_exact and by_stage["tokenize"].tokens_out == tokens
     # Estimates: text bytes at the final corpus's bytes per token, so quality's output matches exactly.
     assert by_stage["quality"].tokens_out == tokens and by_stage["extract"].tokens_in is None
@@ -48,9 +49,9 @@ def test_funnel_counts_are_the_stats_files(report_run):  # noqa: F811
 
 def test_language_domain_and_cluster_figures(report_run):  # noqa: F811
     figures = collect(report_run, config())
-    assert figures.final_stage == "decontaminate"
-    assert dict(figures.languages_detected.items) == stage_stats(report_run, "02_langid")["extra"]["languages"]
-    final = pq.read_table(report_run / "07_decontaminate", columns=["language", "url"]).to_pylist()
+    assert stage_dir(report_run, figures.final_stage) == final_corpus(report_run)
+    assert dict(figures.languages_detected.items) == stage_stats(report_run, "langid")["extra"]["languages"]
+    final = pq.read_table(final_corpus(report_run), columns=["language", "url"]).to_pylist()
     languages = {}
     for row in final:
         languages[row["language"]] = languages.get(row["language"], 0) + 1
@@ -66,7 +67,7 @@ def test_language_domain_and_cluster_figures(report_run):  # noqa: F811
 
 def test_quality_histograms_count_every_document_with_the_rule_bounds(report_run):  # noqa: F811
     figures = collect(report_run, config())
-    stats = stage_stats(report_run, "06_quality")
+    stats = stage_stats(report_run, "quality")
     plots = {plot.title: plot for plot in figures.quality_histograms}
     word_count = plots["gopher_word_count"]
     assert sum(word_count.series["kept"]) == stats["kept"]
@@ -97,7 +98,7 @@ def test_pii_and_token_figures(report_run):  # noqa: F811
     manifest = json.loads((report_run / "tokens" / "manifest.json").read_text(encoding="utf-8"))
     assert isinstance(figures.shards, Bars)
     assert figures.shards.items == [(s["name"], float(s["tokens"])) for s in manifest["shards"]]
-    by_language = stage_stats(report_run, "tokens")["extra"]["tokens_by_language"]
+    by_language = stage_stats(report_run, "tokenize")["extra"]["tokens_by_language"]
     assert dict(figures.token_languages.items) == by_language
     # The unigram distribution counts every text token of the shards (end-of-document tokens left out).
     assert sum(figures.profile.token_counts.values()) == manifest["tokens"] - manifest["documents"]

@@ -3,11 +3,13 @@ unreadable inputs handled."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from lxml import etree
 from report_run_fixture import EMAIL, PHONE, config, copy_run, report_run  # noqa: F401 (a fixture)
+from stage_fixtures import stage_dir
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import PiiConfig
@@ -69,7 +71,7 @@ def test_redactor_scans_past_the_cut_and_marks_truncation():
 
 
 def test_a_run_that_stopped_early_renders_not_run_sections(report_run, tmp_path):  # noqa: F811
-    stopped = copy_run(report_run, tmp_path / "stopped", ("01_extract", "02_langid", "03_normalize"))
+    stopped = copy_run(report_run, tmp_path / "stopped", ("extract", "langid", "normalize"))
     result = write_report(stopped, config())
     assert result.path == stopped / "report" / "index.html"
     root = parse(result.path)
@@ -86,16 +88,16 @@ def test_a_run_that_stopped_early_renders_not_run_sections(report_run, tmp_path)
 
 def test_unreadable_inputs_are_clear_errors(report_run, tmp_path, capsys):  # noqa: F811
     broken = copy_run(report_run, tmp_path / "broken")
-    (broken / "02_langid" / "_stats.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(ReportInputError, match=r"02_langid/_stats.json"):
+    (stage_dir(broken, "langid") / "_stats.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ReportInputError, match=re.escape(f"{stage_dir(broken, 'langid').name}/_stats.json")):
         write_report(broken, config())
     assert main(["report", str(broken)]) == 1
     assert "corpus-pipeline report: cannot read" in capsys.readouterr().err
 
     truncated = copy_run(report_run, tmp_path / "truncated")
-    part = sorted((truncated / "06_quality").glob("part-*.parquet"))[0]
+    part = sorted((stage_dir(truncated, "quality")).glob("part-*.parquet"))[0]
     part.write_bytes(part.read_bytes()[:100])
-    with pytest.raises(ReportInputError, match=r"cannot read .*06_quality/part-"):
+    with pytest.raises(ReportInputError, match=f"cannot read .*{stage_dir(truncated, 'quality').name}/part-"):
         write_report(truncated, config())
     with pytest.raises(ReportInputError, match="no such directory"):
         write_report(tmp_path / "absent", config())

@@ -8,7 +8,7 @@ import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from stage_fixtures import real_documents, write_stage
+from stage_fixtures import real_documents, stage_dir, write_stage
 
 from corpus_pipeline.config import DriftBounds
 from corpus_pipeline.report.collect import RunFigures
@@ -32,7 +32,7 @@ def _corpus(tmp_path):
     rows = real_documents(english=40, chinese=40)
     for number, row in enumerate(rows):
         row.update(source="web" if row["language"] == "en" else "news", domain=None if number < 2 else row["language"])
-    return rows, read_stage(write_stage(tmp_path / "06_quality", rows), "quality")
+    return rows, read_stage(write_stage(stage_dir(tmp_path, "quality"), rows), "quality")
 
 
 def _tokens_dir(tmp_path, name: str):

@@ -7,9 +7,12 @@ import re
 import shutil
 
 from report_run_fixture import config, copy_run, report_run  # noqa: F401 (a fixture)
+from stage_fixtures import stage_dir
 
 from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.registry import STAGES, stage_spec
 from corpus_pipeline.engine.run import run_fused
+from corpus_pipeline.engine.stage_order import fused_run as fused_chain
 from corpus_pipeline.report import write_report
 
 FIGURE = re.compile(r'<figure class="plot" data-drawn="([0-9.e+]+)"(?: data-kept="([0-9.e+]+)")?><figcaption>([^<]*)')
@@ -21,11 +24,11 @@ def figures(page: str) -> list[tuple[float, float | None, str]]:
 
 def fused_run(report_run, target):  # noqa: F811
     """The run with pii -> quality -> decontaminate fused, as `run` writes them: 05 and 06 keep no parts."""
-    run = copy_run(report_run, target, ("01_extract", "02_langid", "03_normalize", "04_dedup"))
-    chain = ["pii", "quality", "decontaminate"]
-    dirs = [run / "05_pii", run / "06_quality", run / "07_decontaminate"]
-    run_fused(chain, run / "04_dedup", dirs, config(), LocalExecutor())
-    assert not list((run / "06_quality").glob("part-*.parquet"))
+    run = copy_run(report_run, target, ("extract", "langid", "normalize", "dedup"))
+    chain = [spec.name for spec in fused_chain("pii")]
+    dirs = [stage_dir(run, name) for name in chain]
+    run_fused(chain, stage_dir(run, "dedup"), dirs, config(), LocalExecutor())
+    assert not list((stage_dir(run, "quality")).glob("part-*.parquet"))
     return run
 
 
@@ -48,10 +51,9 @@ def test_every_figure_whose_stage_kept_documents_is_drawn(report_run, tmp_path):
 def test_a_report_over_stages_in_directories_of_any_name(report_run, tmp_path):  # noqa: F811
     run = tmp_path / "verbs"
     run.mkdir()
-    named = {"01_extract": "extracted", "02_langid": "lang", "03_normalize": "norm", "04_dedup": "dd",
-             "05_pii": "p", "06_quality": "q"}  # fmt: skip
-    for source, name in named.items():
-        shutil.copytree(report_run / source, run / name)
+    named = {"extract": "extracted", "langid": "lang", "normalize": "norm", "dedup": "dd", "pii": "p", "quality": "q"}
+    for stage, name in named.items():
+        shutil.copytree(stage_dir(report_run, stage), run / name)
     result = write_report(run, config())
     page = result.path.read_text(encoding="utf-8")
     summary = page[page.index("Run directory:") :].split("</p>")[0]
@@ -74,14 +76,18 @@ def test_the_domain_chart_uses_the_domain_column_and_the_host_chart_says_hosts(r
 def test_a_sources_run_funnel_starts_at_each_source_first_stage(report_run, tmp_path):  # noqa: F811
     """pipeline.sources: the sources' extract, langid and normalize lead the funnel into dedup."""
     run = tmp_path / "sources_run"
-    for stage in ("01_extract", "02_langid", "03_normalize"):
-        shutil.copytree(report_run / stage, run / "sources" / "web" / stage)
-    for stage in ("04_dedup", "05_pii", "06_quality", "07_decontaminate", "tokenizer", "tokens"):
-        shutil.copytree(report_run / stage, run / stage)
+    per_source = ("extract", "langid", "normalize")
+    for stage in per_source:
+        shutil.copytree(stage_dir(report_run, stage), stage_dir(run / "sources" / "web", stage))
+    after = STAGES[STAGES.index(stage_spec("dedup")) :]
+    whole = [spec.name for spec in after if stage_dir(report_run, spec.name).exists()]
+    for stage in whole:
+        shutil.copytree(stage_dir(report_run, stage), stage_dir(run, stage))
     result = write_report(run, config())
     stages = [row.stage for row in result.figures.funnel]
-    assert stages == ["web/extract", "web/langid", "web/normalize", "dedup", "pii", "quality", "decontaminate",
-                      "tokenize"]  # fmt: skip
+    # The funnel lists stages of documents and shards (not train-tokenizer's tokenizer).
+    assert stages == ["web/extract", "web/langid", "web/normalize", *(s for s in whole if s != "train-tokenizer")]
+    assert stages[3:5] == ["dedup", "pii"] and stages[-1] == "tokenize"
     page = result.path.read_text(encoding="utf-8")
     assert "Not run:" not in page[page.index("Run directory:") :].split("</p>")[0]
     funnel = page[page.index('<section id="funnel">') :].split("</section>")[0]

@@ -8,6 +8,7 @@ import json
 import os
 
 import pytest
+from stage_fixtures import stage_dir
 from store_inputs import ingest, picture, write_dataset
 
 from corpus_pipeline.cli import EXIT_OK, EXIT_USAGE, main
@@ -99,7 +100,7 @@ def test_files_beside_a_stage_directory_in_the_run_directory_are_left_alone(tmp_
 def test_a_run_refuses_a_foreign_stage_directory_before_any_step(tmp_path, capsys):
     dataset = write_dataset(tmp_path / "data" / "a.jsonl")
     data_root = tmp_path / "root"
-    foreign = data_root / "runs" / "r1" / "04_dedup"
+    foreign = stage_dir(data_root / "runs" / "r1", "dedup")
     foreign.mkdir(parents=True)
     (foreign / "mine.csv").write_text("a,b\n")
     before = picture(data_root)
@@ -117,5 +118,5 @@ def test_a_run_refuses_a_foreign_stage_directory_before_any_step(tmp_path, capsy
         ]
     )
     assert code == EXIT_USAGE
-    assert "04_dedup" in capsys.readouterr().err
+    assert foreign.name in capsys.readouterr().err
     assert picture(data_root) == before  # nothing written: not a run record, not a source's stage

@@ -11,7 +11,7 @@ from conftest import object_keys
 from store_inputs import ingest, write_dataset
 
 from corpus_pipeline.cli import EXIT_OK, EXIT_USAGE
-from corpus_pipeline.pipeline.exit_codes import LOCKED
+from corpus_pipeline.exit_codes import LOCKED
 
 
 def _objects(s3_server, bucket: str) -> dict[str, bytes]:

@@ -5,7 +5,8 @@ computes a signal also owns the bound on it: quality's per-language gates (quali
 decontaminate's contamination gates (decontam/gates.py). A gate function takes `GateInputs` and
 returns `GateFindings`; this module finds the final corpus, calls every stage's gates in registry
 order and gathers the report. It imports no gate module by name, so the gates import the types
-from here without a cycle.
+from here without a cycle; and it stands below every stage that declares gates (it reads the
+registry and the stage directories, never a stage), so they import it downward.
 
 The final corpus of a run directory is the last stage in the registry that writes documents and
 finished there (its `_SUCCESS`); a stage that ran fused with the stages after it names where its
@@ -16,7 +17,6 @@ directory, found by its name.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -135,11 +135,6 @@ def final_corpus(run_dir: Location, storage: Storage) -> tuple[Location, Locatio
     raise FileNotFoundError(f"{run_dir} has no finished stage of documents (one of {names} with {SUCCESS})")
 
 
-def gate_function(reference: str) -> GateFunction:
-    module, _, name = reference.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def corpus_documents(corpus: Location, storage: Storage) -> int:
     """The documents of a finished stage, from its parts' footers (no rows read)."""
     return sum(parquet_metadata(storage, str(part)).num_rows for part in input_parts(corpus, storage))
@@ -156,7 +151,7 @@ def evaluate_gates(
     for spec in registry.STAGES:
         for reference in spec.gates:
             inputs = GateInputs(corpus, child(run_dir, spec.directory), config, storage)
-            findings = gate_function(reference)(inputs)
+            findings = registry.resolve(reference)(inputs)
             report.gates += findings.gates
             report.languages.update(findings.languages)
     return report

@@ -1,7 +1,10 @@
 """Exit codes of every verb, distinct so cron and alerting can tell them apart; the README's table
-is `describe()`. A failure is mapped to its code by corpus_pipeline/failures.py."""
+is `describe()`. `exit_code` maps a failure to its code: it stands beside the CLI, above every room
+whose refusals it knows (failures.py, which the executors import, knows none of them)."""
 
 from __future__ import annotations
+
+from corpus_pipeline import failures
 
 SUCCESS = 0  # done; nightly: a new snapshot is CURRENT
 ERROR = 1  # a stage or a gate failed, or anything failed after work was done
@@ -33,3 +36,41 @@ RUN_CODES = (SUCCESS, ERROR, USAGE)
 def describe(codes: tuple[int, ...] = tuple(EXPLAINED)) -> str:
     """For `--help` (with argparse.RawDescriptionHelpFormatter) and the README."""
     return "exit codes:\n" + "\n".join(f"  {code:>2}  {EXPLAINED[code]}" for code in codes)
+
+
+def _refusal_types() -> tuple[type[BaseException], ...]:
+    # Imported when a verb failed: `corpus-pipeline --help` loads none of these rooms.
+    from corpus_pipeline.config import ConfigError
+    from corpus_pipeline.decontam.eval_sets import EvalSetError
+    from corpus_pipeline.engine.stage_dir import MissingInputError
+    from corpus_pipeline.mix.plan import MixTargetsError
+    from corpus_pipeline.storage import StorageAccessError
+    from corpus_pipeline.storage.errors import OutputRefusedError
+    from corpus_pipeline.tokenize.bpe import TokenizerError
+
+    return (
+        failures.RunRefused,
+        ConfigError,
+        failures.UsageError,
+        OutputRefusedError,
+        MissingInputError,
+        StorageAccessError,
+        EvalSetError,
+        TokenizerError,
+        MixTargetsError,
+        FileNotFoundError,
+    )
+
+
+def exit_code(error: BaseException, work_started: bool) -> int:
+    """A refusal is USAGE (a held lock LOCKED) only while no task of the verb has started
+    (`failures.Work`); anything else, a step that failed included, is ERROR."""
+    from corpus_pipeline.storage.locks import LockHeld
+
+    if isinstance(error, failures.StepFailed):
+        return ERROR
+    if isinstance(error, LockHeld) and not work_started:
+        return LOCKED
+    if isinstance(error, _refusal_types()) and not work_started:
+        return USAGE
+    return ERROR

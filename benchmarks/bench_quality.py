@@ -44,8 +44,8 @@ from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.quality import c4, fineweb, gopher
 from corpus_pipeline.quality.stage import QualityStage
-from corpus_pipeline.quality.words import STOP_WORDS, segment, stop_word_set
 from corpus_pipeline.stages.langid import LangIdStage
+from corpus_pipeline.word_units import STOP_WORDS, segment, stop_word_set
 
 WEB_DOCS = DATA / "dedup" / "web_docs.jsonl"
 PEER_SCRIPT = Path(__file__).resolve().parent / "peer_datatrove_quality.py"

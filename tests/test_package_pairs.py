@@ -25,9 +25,6 @@ ALLOWED = {
     # config builds PipelineConfig from the registry (engine/registry.py, which imports nothing of
     # the project); gone when the registry leaves engine/ (issue 35's split of engine/ by job).
     ("config", "engine"),
-    # stages/domains.py labels with quality's fastText classifier (quality/classifier.py); gone
-    # when the loader they share moves to a room below both (quality/ is another branch's).
-    ("quality", "stages"),
 }
 
 

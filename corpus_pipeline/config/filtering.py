@@ -250,7 +250,7 @@ class QualityConfig(Strict):
     # FineWeb's short line: at most this many characters (30 in FineWeb; CJK lines carry more per char).
     short_line_chars: int = Field(30, ge=1)
     short_line_chars_by_language: dict[str, int] = Field(default_factory=lambda: {"zh": 10, "ja": 10})
-    # Stop words per language, replacing the built-in lists of quality/words.py for that language.
+    # Stop words per language, replacing the built-in lists of word_units.py for that language.
     stop_words_by_language: dict[str, list[str]] = Field(default_factory=dict)
     # Reference vocabularies per language (one entry per line, plain or .gz), replacing the shipped
     # en and zh lists (quality/reference_vocab.py says how those were built).

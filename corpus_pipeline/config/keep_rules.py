@@ -41,7 +41,7 @@ _DUP_NGRAM_LIMITS = (
 )
 # The default keep rules, in the order they are checked (the first that fails names the drop).
 # English thresholds: Gopher (Rae et al. 2021, appendix A), C4 and FineWeb as published; zh/ja
-# bounds are on character units (quality/words.py), calibrated on People's Daily articles in
+# bounds are on character units (word_units.py), calibrated on People's Daily articles in
 # tests/quality/test_quality_realdata.py. Names are the signal names: what was out of bounds.
 DEFAULT_QUALITY_RULES: dict[str, dict] = {
     "gopher_word_count": _rule("gopher_word_count", 50, 100_000, zh={"min": 80, "max": 200_000}, ja={"min": 80}),

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import ahocorasick
 
 from corpus_pipeline.config import BlocklistConfig
-from corpus_pipeline.quality.words import CJK_CHARS
+from corpus_pipeline.word_units import CJK_CHARS
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 _CJK = re.compile(f"[{CJK_CHARS}]")

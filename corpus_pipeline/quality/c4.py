@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-from corpus_pipeline.quality.words import CLOSERS, Segments, ends_sentence, word_units
+from corpus_pipeline.word_units import CLOSERS, Segments, ends_sentence, word_units
 
 TERMINAL_PUNCTUATION = (".", "!", "?", '"', "'", "”", "’", "…", "。", "！", "？", "．", "」", "』", "｡")
 # C4's line filter: terminal punctuation but not an ellipsis (a truncated teaser, "Read more...").

@@ -1,9 +1,7 @@
 """The fastText quality classifier: scoring (training: classifier_training.py).
 
-A document is shown to fastText as its lower-cased word units (`words.py`: words, or single
-characters for Chinese and Japanese, so Chinese gets features at all; fastText itself splits on
-spaces only), the first MAX_TOKENS of them, on one line. Training and scoring use the same
-function, so the model sees at prediction what it saw in training.
+A document is shown to fastText as fasttext_models.classifier_tokens makes it (the domain labeller
+shares the loader and that view).
 
 Training runs in this process with `fasttext_train.py` (numpy, fastText's algorithm and file
 format; that module says why), or, with `fasttext_python=PATH`, with real fastText in another
@@ -14,28 +12,9 @@ a fastText `.bin` that fasttext-predict loads, and a held-out share of the examp
 
 from __future__ import annotations
 
-import functools
-import os
+from corpus_pipeline.fasttext_models import LABEL_PREFIX, load_model
 
-from corpus_pipeline.quality.fasttext_train import LABEL_PREFIX
-from corpus_pipeline.quality.words import word_units
-
-MAX_TOKENS = 1024
 POSITIVE, NEGATIVE = "hq", "lq"
-
-
-def classifier_tokens(text: str) -> list[str]:
-    return word_units(text.lower())[:MAX_TOKENS]
-
-
-@functools.lru_cache(maxsize=4)
-def load_model(path: str):
-    """One load per process and path; fasttext-predict loads any fastText supervised model."""
-    import fasttext
-
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"quality classifier model not found: {path}")
-    return fasttext.load_model(path)
 
 
 class QualityClassifier:

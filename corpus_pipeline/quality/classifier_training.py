@@ -14,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from corpus_pipeline.fasttext_models import LABEL_PREFIX, classifier_tokens, load_model
 from corpus_pipeline.kept_texts import read_kept_texts
-from corpus_pipeline.quality.classifier import NEGATIVE, POSITIVE, QualityClassifier, classifier_tokens, load_model
-from corpus_pipeline.quality.fasttext_train import LABEL_PREFIX, TrainParams, train
+from corpus_pipeline.quality.classifier import NEGATIVE, POSITIVE, QualityClassifier
+from corpus_pipeline.quality.fasttext_train import TrainParams, train
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.owned_files import owned_file, refuse_unless_ours
 

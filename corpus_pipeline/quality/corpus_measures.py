@@ -24,7 +24,7 @@ import re
 import numpy as np
 import xxhash
 
-from corpus_pipeline.quality.words import CJK_CHARS
+from corpus_pipeline.word_units import CJK_CHARS
 
 # Inflections tried when a word itself is not listed: "kickbacks" -> "kickback", "donated" ->
 # "donate"/"donat" (only a listed stem counts). Measured on ABC news (shared/data/text) with the

@@ -33,8 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
+from corpus_pipeline.fasttext_models import LABEL_PREFIX
+
 EOS = "</s>"
-LABEL_PREFIX = "__label__"
 _MAGIC, _VERSION = 793712314, 12
 _LOSS_SOFTMAX, _MODEL_SUPERVISED = 3, 3
 _NGRAM_MULTIPLIER = 116049371

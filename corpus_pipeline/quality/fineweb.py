@@ -8,7 +8,7 @@ because a 30-character Chinese line holds as much as a 60-90 character English o
 
 from __future__ import annotations
 
-from corpus_pipeline.quality.words import Segments, ends_sentence
+from corpus_pipeline.word_units import Segments, ends_sentence
 
 # Sentence terminators across scripts (datatrove uses the Unicode sentence-terminal set; these are
 # the ones that end lines in practice). `ends_sentence` looks past closing quotes and brackets,

@@ -8,7 +8,7 @@ n-grams (n = 5..10). Only signals here; the keep rule (`rules.py`) compares them
 Definitions, where the paper leaves a choice (datatrove's choice noted where it differs):
 - A duplicate line/paragraph is one that repeats an earlier one; its characters count again each
   time. Line fractions are over non-empty lines; character fractions over len(text) (as datatrove).
-- N-grams are over word units (`words.py`: words, or characters for Chinese and Japanese), and an
+- N-grams are over word units (`word_units.py`: words, or characters for Chinese and Japanese), and an
   n-gram's characters are its words' characters (spaces not counted; datatrove counts them for
   n = 2..4 and not for 5..10). Denominator: all word characters, so fractions do not move with
   whitespace.
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from corpus_pipeline.quality.words import Segments, repeats
+from corpus_pipeline.word_units import Segments, repeats
 
 TOP_NGRAM_SIZES = (2, 3, 4)
 DUP_NGRAM_SIZES = (5, 6, 7, 8, 9, 10)

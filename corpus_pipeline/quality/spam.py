@@ -45,7 +45,7 @@ from pathlib import Path
 from corpus_pipeline.config import SpamConfig
 from corpus_pipeline.quality import spam_operators
 from corpus_pipeline.quality.blocklist import DATA_DIR, TermAutomaton, read_entries
-from corpus_pipeline.quality.words import CJK_CHARS, Segments, ends_sentence, word_units
+from corpus_pipeline.word_units import CJK_CHARS, Segments, ends_sentence, word_units
 
 SIGNALS = (
     "spam_title_hijack_terms",

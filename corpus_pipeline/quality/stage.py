@@ -28,9 +28,9 @@ from corpus_pipeline.quality.blocklist import Blocklists, list_path
 from corpus_pipeline.quality.corpus_measures import char_entropy, content_hash, vocab_coverage
 from corpus_pipeline.quality.reference_vocab import SHIPPED_LANGUAGES, shipped_path, vocabulary_for
 from corpus_pipeline.quality.rules import KeepRules, retained_as_noise
-from corpus_pipeline.quality.words import STOP_WORDS, is_character_language, segment, stop_word_set
 from corpus_pipeline.stages.base import DocumentStage, Drop, Verdict
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.word_units import STOP_WORDS, is_character_language, segment, stop_word_set
 
 CLASSIFIER_SIGNAL = "quality_classifier_score"
 HEAD_SIGNAL = "quality_score"
@@ -153,7 +153,7 @@ class QualityStage(DocumentStage):
     def _score(self, text: str) -> float | None:
         if self._classifier is None:
             return None
-        from corpus_pipeline.quality.classifier import classifier_tokens
+        from corpus_pipeline.fasttext_models import classifier_tokens
 
         return self._classifier.score(classifier_tokens(text))
 

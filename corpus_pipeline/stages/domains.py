@@ -60,8 +60,7 @@ class DomainRules:
     def _by_text(self, text: str | None) -> str | None:
         if not self.needs_text or not text:
             return None
-        from corpus_pipeline.quality.classifier import classifier_tokens, load_model
-        from corpus_pipeline.quality.fasttext_train import LABEL_PREFIX
+        from corpus_pipeline.fasttext_models import LABEL_PREFIX, classifier_tokens, load_model
 
         labels, scores = load_model(self.classifier.model_path).predict(" ".join(classifier_tokens(text)))
         if not labels or float(scores[0]) < self.classifier.min_score:

@@ -11,7 +11,7 @@ from ingest_inputs import ingest, kept, wikipedia_dump, write_jsonl
 from text_sources import english_text
 
 from corpus_pipeline.cli import main
-from corpus_pipeline.quality.classifier import classifier_tokens, load_model
+from corpus_pipeline.fasttext_models import classifier_tokens, load_model
 
 LINES_PER_DOC = 4
 

@@ -9,7 +9,7 @@ import pytest
 
 from corpus_pipeline.quality.corpus_measures import char_entropy, content_hash, vocab_coverage
 from corpus_pipeline.quality.reference_vocab import load_vocabulary, shipped_path, vocabulary_for
-from corpus_pipeline.quality.words import word_units
+from corpus_pipeline.word_units import word_units
 
 
 def coverage(text, vocabulary, language="en", character=False):

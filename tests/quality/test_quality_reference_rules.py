@@ -10,7 +10,7 @@ import pytest
 from corpus_pipeline.config import QualityConfig
 from corpus_pipeline.quality import c4, gopher
 from corpus_pipeline.quality.stage import QualityStage
-from corpus_pipeline.quality.words import STOP_WORDS, segment, stop_word_set
+from corpus_pipeline.word_units import STOP_WORDS, segment, stop_word_set
 
 EN_STOP = stop_word_set(STOP_WORDS["en"])
 

@@ -7,8 +7,9 @@ import re
 
 import pytest
 
-from corpus_pipeline.quality import c4, fineweb, gopher, words
-from corpus_pipeline.quality.words import STOP_WORDS, ends_sentence, segment, stop_word_set, word_units
+from corpus_pipeline import word_units as words
+from corpus_pipeline.quality import c4, fineweb, gopher
+from corpus_pipeline.word_units import STOP_WORDS, ends_sentence, segment, stop_word_set, word_units
 
 EN = "The quick brown fox jumps over the lazy dog.\n- a list item here\nWait for it...\n# 42 is the answer"
 ZH = "我们的生活很好。\n今天天气不错，我们去公园了。"

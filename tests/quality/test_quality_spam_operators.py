@@ -10,8 +10,8 @@ from corpus_pipeline.document import empty_document
 from corpus_pipeline.quality import spam_operators
 from corpus_pipeline.quality.spam import SpamSignals
 from corpus_pipeline.quality.stage import QualityStage
-from corpus_pipeline.quality.words import segment
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.word_units import segment
 
 ZH_NEWS = (
     "国务院总理在北京主持召开常务会议，研究部署进一步促进经济平稳运行的措施。会议指出，今年以来各地区各部门"

@@ -140,16 +140,15 @@ class StageDir(OutputClaim):
 
     def _made_by_us(self, work: Path) -> bool:
         """Whether a work directory of this output's naming is ours: it holds our owner note, or our
-        `_SUCCESS`, of the fingerprint its name carries (the note also names the output; a tree moved
-        as a whole keeps its work directories). A look-alike is never opened beyond these two reads,
-        never written, renamed or deleted."""
+        `_SUCCESS`, of the fingerprint its name carries (so a data tree moved or copied whole keeps
+        its work directories). A look-alike is never opened beyond these two reads, never written,
+        renamed or deleted."""
         if not work.is_dir() or work.is_symlink():
             return False
         named = work.name.rpartition("-")[2]
         owner = _read_json(work / WORK_OWNER)
         if owner is not None:
-            same_output = Path(str(owner.get("output", ""))).name == self.output.name
-            return same_output and str(owner.get("fingerprint", "")).startswith(named)
+            return str(owner.get("fingerprint", "")).startswith(named)
         marker = read_marker(str(work), self.storage)
         return marker is not None and str(marker.get("fingerprint", "")).startswith(named)
 

@@ -31,10 +31,12 @@ class WholeFile:
     unique to this writer), then renamed onto `path` by `commit()`, or removed by `discard()`. A
     reader sees the old file or the new one, never half of one."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, temporary: str | os.PathLike | None = None):
+        """`temporary`: a fixed name, for a writer that holds a lock (its rerun then overwrites what
+        a killed one left there, instead of leaving it beside a new unique name)."""
         self.path = os.fspath(path)
         os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-        self.temporary = Path(_temporary(self.path))
+        self.temporary = Path(temporary if temporary is not None else _temporary(self.path))
 
     def commit(self) -> None:
         os.replace(self.temporary, self.path)
@@ -45,9 +47,9 @@ class WholeFile:
 
 
 @contextmanager
-def replaced_whole(path: str | os.PathLike) -> Iterator[Path]:
+def replaced_whole(path: str | os.PathLike, temporary: str | os.PathLike | None = None) -> Iterator[Path]:
     """A WholeFile for one block: committed when it ends, discarded when it raises."""
-    whole = WholeFile(path)
+    whole = WholeFile(path, temporary)
     try:
         yield whole.temporary
         whole.commit()

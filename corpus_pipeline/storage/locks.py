@@ -24,7 +24,7 @@ from pathlib import Path
 from corpus_pipeline.storage.local_locks import LockHeld, exclusive_lock, local_output_lock, now_utc
 from corpus_pipeline.storage.storage import Storage, is_object_uri
 
-__all__ = ["LEASE_NAME", "LockHeld", "exclusive_lock", "hold", "output_lock"]
+__all__ = ["LEASE_NAME", "LockHeld", "exclusive_lock", "file_lock", "hold", "output_lock"]
 
 # A lease outlives its last renewal by this long: a driver that died on another host blocks its
 # output for at most 10 minutes; renewed every third of it, so a 3-minute stall loses nothing.
@@ -48,6 +48,20 @@ def output_lock(storage: Storage, output: str) -> Iterator[None]:
             yield
         return
     with local_output_lock(str(output), holder_kind):
+        yield
+
+
+@contextmanager
+def file_lock(storage: Storage, path: str) -> Iterator[None]:
+    """The one-writer lock of a single file: as output_lock, but on a store the lease sits beside
+    the object (`.<name>.lock.json`), never under its key, where it would make the file a prefix."""
+    holder_kind = f"another command writing {path}"
+    if is_object_uri(path):
+        folder, _, name = str(path).rpartition("/")
+        with _lease(storage, f"{folder}/.{name}.lock.json", holder_kind):
+            yield
+        return
+    with local_output_lock(str(path), holder_kind):
         yield
 
 

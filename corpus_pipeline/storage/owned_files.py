@@ -22,7 +22,7 @@ from pathlib import Path
 from corpus_pipeline.storage import local_files
 from corpus_pipeline.storage.errors import OutputRefusedError
 from corpus_pipeline.storage.locations import Location, child, settled_output
-from corpus_pipeline.storage.locks import output_lock
+from corpus_pipeline.storage.locks import file_lock
 from corpus_pipeline.storage.storage import Storage, is_object_uri
 
 NOTE_SUFFIX = ".corpus-pipeline.json"
@@ -69,7 +69,7 @@ def owned_file(path: Location, storage: Storage, what: str = "--output") -> Iter
     target, or a scratch file for an object); when it ends, the note and then the file are put in
     place. Refused before the block runs when `path` holds what we did not write."""
     path = settled_output(path, what)
-    with output_lock(storage, str(path)), ExitStack() as cleanup:
+    with file_lock(storage, str(path)), ExitStack() as cleanup:
         replacing = _vouched(path, storage)
         if is_object_uri(path):
             scratch = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="corpus-pipeline-")))

@@ -159,7 +159,8 @@ class _Copy:
         if local.exists() and self._still_good(local, old, identity, size, sha256):
             self.records[name] = {"object": identity, "bytes": local.stat().st_size, "sha256": sha256 or old["sha256"]}
             return
-        with local_files.replaced_whole(local) as temporary:
+        # A fixed name: the copy's lock makes this the one writer, and a killed one's part is overwritten.
+        with local_files.replaced_whole(local, local.with_name(f".{name}.download")) as temporary:
             self.storage.get_file(uri, str(temporary))
             actual_size, actual_sha = temporary.stat().st_size, file_sha256(temporary)
             if (size is not None and actual_size != size) or (sha256 is not None and actual_sha != sha256):

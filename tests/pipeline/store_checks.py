@@ -9,7 +9,8 @@ from corpus_pipeline.engine.stage_dir import read_success
 from corpus_pipeline.storage import Storage
 
 # What the driver writes beside a run's stage directories, each one object PUT whole.
-DRIVER_FILES = {"run_record.json", "gates.json", "report/index.html"}
+# The report page carries the note of what we wrote beside it (storage/owned_files.py).
+DRIVER_FILES = {"run_record.json", "gates.json", "report/index.html", "report/.index.html.corpus-pipeline.json"}
 
 
 def unnamed_objects(s3_server, bucket: str, run_prefix: str) -> set[str]:

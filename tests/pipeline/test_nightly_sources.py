@@ -67,6 +67,6 @@ def test_a_night_under_a_share_bound_publishes_nothing_and_one_within_it_publish
 
 def test_share_bounds_without_a_mix_are_refused_before_anything_runs(tmp_path):
     config = load_config(None, [f"data_root={tmp_path}", "nightly.min_shares={code: 0.05}"])
-    assert run_nightly(config, "local", log=lambda line: None) == exit_codes.ERROR
+    assert run_nightly(config, "local", log=lambda line: None) == exit_codes.USAGE  # refused before anything ran
     history = NightlyLayout(tmp_path).history.read_text()
     assert "nightly.min_shares bounds mix shares: set mix.targets" in history

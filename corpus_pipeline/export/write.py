@@ -12,10 +12,12 @@ rows split evenly in order (the Hub's and `datasets`' layout for one `train` spl
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -130,8 +132,17 @@ def write_export(
     """Write every document into the output's shards and the card; `render_card(figures, written)`
     gives the card's text once the figures of every row are in."""
     output = settled_output(output, "export --output")
-    with output_lock(storage, str(output)), tempfile.TemporaryDirectory(prefix="corpus-pipeline-export-") as scratch:
-        return _write_locked(documents, output, fmt, shard_bytes, card, render_card, storage, Path(scratch))
+    with output_lock(storage, str(output)):
+        # Named by the output: a rerun (holding the same lock) removes what a `kill -9` left there.
+        scratch = (
+            Path(tempfile.gettempdir())
+            / f"corpus-pipeline-export-{hashlib.sha256(str(output).encode()).hexdigest()[:16]}"
+        )
+        shutil.rmtree(scratch, ignore_errors=True)
+        try:
+            return _write_locked(documents, output, fmt, shard_bytes, card, render_card, storage, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _write_locked(documents, output, fmt, shard_bytes, card, render_card, storage, scratch: Path) -> Written:
@@ -145,7 +156,7 @@ def _write_locked(documents, output, fmt, shard_bytes, card, render_card, storag
     storage.delete(sorted(killed))
     keys = [shard_name(n, shards, fmt) for n in range(shards)] + [CARD]
     storage.put_bytes(str(child(output, INTENT)), json.dumps({"export": str(output), "keys": keys}).encode())
-    (scratch / DATA_DIR).mkdir()
+    (scratch / DATA_DIR).mkdir(parents=True)
     written = Written()
     writer, current = None, -1
     for shard, table in _row_slices(documents.batches(storage), per_shard):

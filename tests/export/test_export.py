@@ -136,7 +136,16 @@ def test_a_killed_export_is_finished_by_its_rerun_with_no_scratch_left(stage, tm
         with pytest.raises(KeyboardInterrupt):
             _export(stage, output, "--shard-mb", "0.02")
     assert (output / ".export-intent.json").exists() and not (output / "README.md").exists()
+    # What a `kill -9` leaves in the scratch folder (a KeyboardInterrupt's `finally` removed it).
+    import hashlib
+    import tempfile
+
+    name = f"corpus-pipeline-export-{hashlib.sha256(str(output).encode()).hexdigest()[:16]}"
+    scratch = Path(tempfile.gettempdir()) / name
+    (scratch / "data").mkdir(parents=True)
+    (scratch / "data" / "train-00000-of-00009.parquet").write_bytes(b"half a shard")
     assert _export(stage, output, "--shard-mb", "0.02") == 0
+    assert not scratch.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dataset"]
     assert sorted(p.name for p in output.iterdir()) == ["README.md", "data"]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import timedelta
 
 import torch
 import torch.distributed as dist
@@ -61,7 +62,9 @@ def resolve_device(choice: str) -> torch.device:
     return torch.device("cuda")
 
 
-def setup_distributed(device_choice: str) -> Distributed:
+def setup_distributed(device_choice: str, timeout_s: float | None = None) -> Distributed:
+    """`timeout_s`: how long a collective may wait for a peer (a lost NCCL rank, a wedged all-reduce)
+    before it fails and the job ends, instead of hanging until someone kills it."""
     rank, world_size = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
     local_rank = int(os.environ.get("LOCAL_RANK", 0))
     device = resolve_device(device_choice)
@@ -69,8 +72,9 @@ def setup_distributed(device_choice: str) -> Distributed:
         device = torch.device("cuda", local_rank)
         torch.cuda.set_device(device)
     if world_size > 1:
+        timeout = timedelta(seconds=timeout_s) if timeout_s is not None else None
         if device.type == "cuda":
-            dist.init_process_group(backend="nccl", device_id=device)
+            dist.init_process_group(backend="nccl", device_id=device, timeout=timeout)
         else:
-            dist.init_process_group(backend="gloo")
+            dist.init_process_group(backend="gloo", timeout=timeout)
     return Distributed(rank, local_rank, world_size, device)

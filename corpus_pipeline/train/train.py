@@ -23,7 +23,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from corpus_pipeline.train.config import ModelConfig, TrainConfig
 from corpus_pipeline.train.data import BatchLoader, TokenRange, WindowSampler, split_validation, validation_starts
-from corpus_pipeline.train.distributed import Distributed
+from corpus_pipeline.train.distributed import Distributed, bf16_compress_hook
 from corpus_pipeline.train.events import EventLog
 from corpus_pipeline.train.health import HealthMonitor, MemoryWatch, UpdateRatio
 from corpus_pipeline.train.health_actions import HealthActions
@@ -151,9 +151,7 @@ class Trainer(CheckpointState, HealthActions):
             device_ids = [self.dist.device.index] if self.dist.device.type == "cuda" else None
             model = DistributedDataParallel(model, device_ids=device_ids)
             if self.config.ddp_comm_hook == "bf16":
-                from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
-
-                model.register_comm_hook(None, default_hooks.bf16_compress_hook)
+                model.register_comm_hook(None, bf16_compress_hook(self.dist.device))
         return torch.compile(model) if self.config.compile else model
 
     def _autocast(self):

@@ -160,6 +160,8 @@ class HealthMonitor:
 
     def judge_ratios(self, step: int, ratios: dict[str, float]) -> None:
         """Warn when a layer's |dW|/|W| has been outside the band for `ratio_patience` samples in a row."""
+        if not any(ratios.values()):
+            return  # a skipped update: no sample
         low, high = self.config.ratio_band
         self.ratios_to_log = {f"update_ratio/{layer}": ratio for layer, ratio in ratios.items()}
         for layer, ratio in ratios.items():

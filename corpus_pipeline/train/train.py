@@ -159,8 +159,6 @@ class Trainer(CheckpointState, HealthActions):
             return contextlib.nullcontext()
         return torch.autocast(self.dist.device.type, dtype=self.precision)
 
-    # --- checkpoints -------------------------------------------------------------------------------
-
     # --- the loop ----------------------------------------------------------------------------------
 
     def train_step(self) -> tuple[torch.Tensor, float, torch.Tensor]:

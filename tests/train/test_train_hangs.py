@@ -1,20 +1,24 @@
 """What ends a job that would otherwise hang or fail silently, in child processes: a stalled data
 loader (planted by the child's own script, never reachable from the CLI) ends within timeout_s with a
-checkpoint on disk and a message naming the rank and the step; bf16 gradient compression under DDP
+checkpoint on disk and a message naming the rank and the step; a rank killed mid-run ends the job,
+which resumes to the unbroken loss; bf16 gradient compression under DDP
 (two gloo ranks) trains to a loss close to fp32's. CUDA memory creep is judged from the allocator's peaks."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 import torch
 import train_fixtures
 from conftest import PROJECT_ROOT
-from test_train_processes import environment, losses, run_torchrun
+from test_train_processes import BIN, cli, environment, losses, run_torchrun, settings
 
 from corpus_pipeline.train.checkpoint import load_checkpoint_meta
 from corpus_pipeline.train.events import EventLog, read_events
@@ -96,3 +100,48 @@ def test_memory_creep_is_a_warning_once_per_new_high(tmp_path, monkeypatch):
         (2, "memory_creep"),
         (4, "memory_creep"),
     ]
+
+
+def worker_of_rank(torchrun: subprocess.Popen, rank: int) -> int:
+    """The pid of torchrun's worker process of `rank` (read from the children's environments)."""
+    children = Path(f"/proc/{torchrun.pid}/task/{torchrun.pid}/children").read_text().split()
+    for pid in children:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        if f"RANK={rank}".encode() in environ:
+            return int(pid)
+    raise AssertionError(f"no worker of rank {rank} among {children}")
+
+
+@pytest.mark.realdata
+@pytest.mark.slow  # one process and two torchrun jobs: ~45 s
+def test_a_rank_killed_mid_run_leaves_a_job_that_resumes_to_the_unbroken_loss(shards_dir, tmp_path):
+    common = ("max_steps=10", "checkpoint_every=3")
+    single = subprocess.run(
+        cli(
+            "train",
+            "--shards",
+            str(shards_dir),
+            "--out",
+            str(tmp_path / "one"),
+            *settings(*common, "micro_batch_size=8"),
+        ),
+        env=environment(),
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+    )
+    assert single.returncode == 0, single.stderr[-2000:]
+    out = tmp_path / "two"
+    command = [str(BIN / "torchrun"), "--standalone", "--nproc_per_node=2", "-m", "corpus_pipeline.cli", "train"]
+    command += ["--shards", str(shards_dir), "--out", str(out), *settings(*common, "micro_batch_size=4")]
+    job = subprocess.Popen(command, env=environment(), stderr=subprocess.PIPE, text=True, cwd=PROJECT_ROOT)
+    deadline = time.monotonic() + 120
+    while not ((out / "metrics.jsonl").exists() and len(losses(out)) >= 5):
+        assert job.poll() is None and time.monotonic() < deadline, "the job did not reach step 5"
+        time.sleep(0.1)
+    os.kill(worker_of_rank(job, 1), signal.SIGKILL)
+    assert job.wait(timeout=120) != 0  # the survivor leaves (gloo sees its peer gone), then torchrun
+    assert 3 <= load_checkpoint_meta(out)["step"] <= 9
+    resumed = run_torchrun(shards_dir, out, 2, *common, "micro_batch_size=4", extra=("--resume",))
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert losses(out) == pytest.approx(losses(tmp_path / "one"), rel=1e-4)

@@ -128,6 +128,7 @@ def health_cost(shards_dir: Path, out_dir: Path, overrides: list[str], device: t
     trainers = {}
     for enabled in (False, True):
         config = load_train_config(None, [*overrides, f"health.enabled={str(enabled).lower()}", "max_steps=1000000"])
+        (out_dir / str(enabled)).mkdir(parents=True)
         trainer = Trainer(shards_dir, out_dir / str(enabled), config, Distributed(0, 0, 1, device), resume=False)
         steps_per_second(trainer, 5)  # warm-up (and compilation where on)
         trainers[enabled] = trainer

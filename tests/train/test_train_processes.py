@@ -71,9 +71,7 @@ def test_sigterm_checkpoints_and_resume_finishes(shards_dir, tmp_path):
     assert len(losses(tmp_path)) == stopped_at + 2
 
 
-def run_torchrun(
-    shards_dir: Path, out: Path, processes: int, *overrides: str, extra: tuple[str, ...] = ()
-) -> subprocess.CompletedProcess:
+def run_torchrun(shards_dir: Path, out: Path, processes: int, *overrides: str) -> subprocess.CompletedProcess:
     command = [
         str(BIN / "torchrun"),
         "--standalone",
@@ -86,7 +84,6 @@ def run_torchrun(
         "--out",
         str(out),
         *settings(*overrides),
-        *extra,
     ]
     return subprocess.run(command, env=environment(), capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=300)
 

@@ -6,7 +6,7 @@ Exit codes: 0 done; 1 refused input (the message names it), or stopped by the he
 health.max_rollbacks (the last good checkpoint on disk); 2 bad config, an --out holding another run
 without --resume, or a checkpoint that is not this trainer's; 75 restart_every_hours reached
 (checkpoint written); 124 a data wait exceeded timeout_s (watchdog.py); 143 stopped by SIGTERM after
-writing a checkpoint. Every non-zero exit but 2 leaves a checkpoint that `--resume` continues.
+writing a checkpoint. After 75, 124, 143 and a health stop, `--resume` continues from the checkpoint on disk.
 """
 
 from __future__ import annotations

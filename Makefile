@@ -110,9 +110,12 @@ browser-for-tests: ## install chromium for the report's browser test (root and a
 
 .PHONY: pipeline nightly train
 NIGHTLY_CONFIG ?= configs/nightly.yaml
-# Training: PRESET picks configs/train_$(PRESET).yaml; under torchrun: make train NPROC=8
+# Training: PRESET picks configs/train_$(PRESET).yaml; NPROC=8 runs torchrun (one process runs the CLI
+# alone: a refusal then reads as one line, not a torchrun traceback). TRAIN_OUT: not the pipeline's
+# $(RUN_DIR)/train_$(PRESET), so `make train` after `make demo` trains a model of its own.
 PRESET      ?= tiny
 NPROC       ?= 1
+TRAIN_OUT   ?= $(RUN_DIR)/model_$(PRESET)
 
 pipeline: $(VENV)/.installed ## every stage into $(RUN_DIR): INPUT=a.warc.gz,dir/ (default $(DATA_ROOT)/crawl) or SEEDS=file to crawl
 	$(CLI) run $(STAGE_FLAGS) $(if $(SEEDS),--set pipeline.seeds=$(SEEDS),--set 'pipeline.inputs=[$(or $(INPUT),$(DATA_ROOT)/crawl)]')
@@ -120,9 +123,9 @@ pipeline: $(VENV)/.installed ## every stage into $(RUN_DIR): INPUT=a.warc.gz,dir
 nightly: $(VENV)/.installed ## new files in $(DATA_ROOT)/incoming -> gates -> $(DATA_ROOT)/corpus/CURRENT (exit codes: README)
 	$(CLI) nightly --config $(NIGHTLY_CONFIG) --set data_root=$(DATA_ROOT) --runner $(RUNNER) $(ARGS)
 
-train: $(VENV)/.installed ## GPT on $(RUN_DIR)/tokens -> $(RUN_DIR)/train_$(PRESET) (PRESET=tiny|gpt-124m|..., NPROC=GPUs, RESUME=1)
-	$(VENV)/bin/torchrun --standalone --nproc_per_node=$(NPROC) -m corpus_pipeline.cli train --shards $(RUN_DIR)/tokens \
-	  --config configs/train_$(PRESET).yaml --out $(RUN_DIR)/train_$(PRESET) $(if $(RESUME),--resume) $(ARGS)
+train: $(VENV)/.installed ## GPT on the shards $(RUN_DIR) published -> TRAIN_OUT (PRESET=tiny|gpt-124m|..., NPROC=GPUs, RESUME=1)
+	$(if $(filter 1,$(NPROC)),$(CLI),$(VENV)/bin/torchrun --standalone --nproc_per_node=$(NPROC) -m corpus_pipeline.cli) \
+	  train --shards $(RUN_DIR) --config configs/train_$(PRESET).yaml --out $(TRAIN_OUT) $(if $(RESUME),--resume) $(ARGS)
 
 eval-extraction: $(VENV)/.installed ## extraction P/R/F1 on ../shared/data/web
 	$(CLI) eval extraction --warc ../shared/data/web/pages.warc.gz --gold ../shared/data/web/gold.jsonl --config $(CONFIG)

@@ -1,7 +1,8 @@
-"""Training throughput: the data reader's tokens/s on CPU, and a gpt-124m step's tokens/s and MFU.
+"""Training throughput: the data reader's tokens/s on CPU, a gpt-124m step's tokens/s and MFU, and
+the cost of the health monitor (steps/s with `health` on against off; goal >= 0.97x).
 
-    python benchmarks/bench_train.py                 # reader on CPU (+ the GPU step when CUDA is there)
-    python benchmarks/bench_train.py --gpu-only      # the GPU step alone: one short command on a GPU box
+    python benchmarks/bench_train.py                 # reader and health on CPU (+ the GPU step with CUDA)
+    python benchmarks/bench_train.py --gpu-only      # the GPU step and its health cost: one short command
 
 Both run through the trainer's own code on synthetic shards (random ids, real file format): a
 WordLevel tokenizer of 50,304 ids, so the model has GPT-2's padded vocabulary. The GPU step is
@@ -9,6 +10,11 @@ WordLevel tokenizer of 50,304 ids, so the model has GPT-2's padded vocabulary. T
 fused AdamW; MFU counts 6 x parameters + 12 x layers x width x sequence FLOPs per token against
 the device's dense bf16 peak (corpus_pipeline/train/monitor.py). Targets (issue 7): MFU >= 45% on
 H100/H200, >= 40% on A100; the reader at >= 10x what the GPU consumes.
+
+Health cost: the same Trainer built twice (health.enabled false / true), stepped as `run()` steps it
+(train_step, then the health check of the step before), in alternating rounds so that a neighbour's
+load on a shared machine hits both alike; the ratio of the median rates. On CPU the tiny preset at
+sequence length 128 (the demo's); on a GPU gpt-124m as above.
 """
 
 from __future__ import annotations
@@ -107,12 +113,47 @@ def gpu_step(shards_dir: Path, out_dir: Path, steps: int, warmup: int) -> dict:
     }
 
 
+def steps_per_second(trainer: Trainer, steps: int) -> float:
+    started = time.perf_counter()
+    for _ in range(steps):
+        loss, _, _ = trainer.train_step()
+        if trainer.health:
+            trainer.health.check(trainer.step)
+    loss.item()  # waits for the device: the time covers every step
+    return steps / (time.perf_counter() - started)
+
+
+def health_cost(shards_dir: Path, out_dir: Path, overrides: list[str], device: torch.device, steps: int, rounds: int):
+    """(rate off, rate on, on / off): median steps/s of `rounds` alternating rounds of `steps` steps."""
+    trainers = {}
+    for enabled in (False, True):
+        config = load_train_config(None, [*overrides, f"health.enabled={str(enabled).lower()}", "max_steps=1000000"])
+        (out_dir / str(enabled)).mkdir(parents=True)
+        trainer = Trainer(shards_dir, out_dir / str(enabled), config, Distributed(0, 0, 1, device), resume=False)
+        steps_per_second(trainer, 5)  # warm-up (and compilation where on)
+        trainers[enabled] = trainer
+    rates: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(rounds):
+        for enabled in (False, True):
+            rates[enabled].append(steps_per_second(trainers[enabled], steps))
+    off, on = (sorted(rates[enabled])[rounds // 2] for enabled in (False, True))
+    return off, on, on / off
+
+
+def report_health(label: str, cost: tuple[float, float, float]) -> dict:
+    off, on, ratio = cost
+    print(f"health on / off, {label}: {on:.2f} / {off:.2f} steps/s = {ratio:.3f}x (goal >= 0.97x)")
+    return {"off_steps_per_s": off, "on_steps_per_s": on, "ratio": ratio}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gpu-only", action="store_true", help="skip the CPU reader measurement")
     parser.add_argument("--tokens", type=int, default=100_000_000, help="synthetic shard tokens (default 100 M)")
     parser.add_argument("--steps", type=int, default=30, help="timed GPU steps after the warm-up")
     parser.add_argument("--warmup", type=int, default=10, help="untimed GPU steps (torch.compile)")
+    parser.add_argument("--health-steps", type=int, default=100, help="steps per round of the health cost")
+    parser.add_argument("--health-rounds", type=int, default=5, help="alternating rounds of the health cost")
     args = parser.parse_args()
     results: dict = {}
     with tempfile.TemporaryDirectory(prefix="bench_train_") as work:
@@ -120,9 +161,20 @@ def main() -> None:
         if not args.gpu_only:
             results["reader_tokens_per_s"] = reader_rate(shards_dir)
             print(f"reader (one rank, 16 x 1,025-token windows, CPU): {results['reader_tokens_per_s']:,.0f} tokens/s")
+            tiny = ["preset=tiny", "tensorboard=false", "verify_shards=sizes", "device=cpu", "micro_batch_size=16"]
+            cost = health_cost(
+                shards_dir, Path(work) / "health", tiny, torch.device("cpu"), args.health_steps, args.health_rounds
+            )
+            results["health_cpu"] = report_health(f"tiny preset, CPU, {torch.get_num_threads()} threads", cost)
         if torch.cuda.is_available():
             results["gpu"] = gpu_step(shards_dir, Path(work) / "train", args.steps, args.warmup)
             gpu = results["gpu"]
+            step = ["preset=gpt-124m", "micro_batch_size=16", "precision=bf16", "compile=true", "tensorboard=false"]
+            step += ["verify_shards=sizes", "device=cuda"]
+            cost = health_cost(
+                shards_dir, Path(work) / "health", step, torch.device("cuda", 0), args.steps, args.health_rounds
+            )
+            results["health_gpu"] = report_health(f"gpt-124m, {gpu['device']}", cost)
             mfu = f"{gpu['mfu']:.1%}" if gpu["mfu"] is not None else "n/a (unknown peak: --set peak_flops)"
             print(
                 f"gpt-124m, seq 1024, bf16, compile on {gpu['device']}: {gpu['tokens_per_s']:,.0f} tokens/s, "

@@ -2,8 +2,11 @@
 
     torchrun --nproc_per_node 8 -m corpus_pipeline.cli train --shards DIR --config configs/train_gpt-124m.yaml
 
-Exit codes: 0 done; 1 refused input (the message names it); 2 bad config; 143 stopped by SIGTERM
-after writing a checkpoint (rerun with --resume to continue).
+Exit codes: 0 done; 1 refused input (the message names it), or stopped by the health monitor after
+health.max_rollbacks (the last good checkpoint on disk); 2 bad config, an --out holding another run
+without --resume, or a checkpoint that is not this trainer's; 75 restart_every_hours reached
+(checkpoint written); 124 a data wait exceeded timeout_s (watchdog.py); 143 stopped by SIGTERM after
+writing a checkpoint. After 75, 124, 143 and a health stop, `--resume` continues from the checkpoint on disk.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from corpus_pipeline.config import ConfigError
 
 EXIT_OK, EXIT_INPUT, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 143
+EXIT_RESTART = 75  # EX_TEMPFAIL: "try again", which is what torchrun --max-restarts does
 
 
 def register(verbs) -> None:
@@ -22,17 +26,28 @@ def register(verbs) -> None:
     train.add_argument(
         "--shards",
         required=True,
-        help="a token-shard directory (corpus-pipeline tokenize), or an s3:// one, copied to --cache first",
+        help="a token-shard directory (tokenize or mix), a run directory (the shards its mix or tokenize stage "
+        "published), or an s3:// shard directory, copied to --cache first",
     )
     train.add_argument(
-        "--out", type=Path, help="checkpoints and logs (default: train_<preset> beside local shards; s3://: required)"
+        "--out",
+        type=Path,
+        help="checkpoints and logs; refused when it holds another run's, unless --resume (default: train_<preset> "
+        "in the shards' run directory; s3://: required)",
     )
     train.add_argument(
         "--cache",
         type=Path,
         help="where s3:// shards are copied (default: $CORPUS_PIPELINE_CACHE, else ~/.cache/corpus_pipeline/shards)",
     )
-    train.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pt exactly")
+    train.add_argument(
+        "--resume",
+        nargs="?",
+        const="yes",
+        choices=("yes", "auto"),
+        help="continue OUT's checkpoint exactly; `--resume auto`: continue it when there is one, else start "
+        "(for torchrun --max-restarts and requeued jobs)",
+    )
     _config_arguments(train)
     train.set_defaults(handler=_train)
 
@@ -68,17 +83,22 @@ def _load(args):
 
 
 def _run(args, body) -> int:
+    from corpus_pipeline.train.checkpoint import CheckpointError
     from corpus_pipeline.train.distributed import setup_distributed
     from corpus_pipeline.train.preflight import PreflightError
+    from corpus_pipeline.train.train import OutputInUseError
 
     try:
         config = _load(args)
     except ConfigError as error:
         print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
         return EXIT_CONFIG
-    dist = setup_distributed(config.device)
+    dist = setup_distributed(config.device, config.timeout_s)
     try:
         return body(config, dist)
+    except (ConfigError, OutputInUseError, CheckpointError) as error:
+        print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
+        return EXIT_CONFIG
     except (PreflightError, FileNotFoundError, ValueError) as error:
         print(f"corpus-pipeline {args.verb}: {error}", file=sys.stderr)
         return EXIT_INPUT
@@ -88,6 +108,7 @@ def _run(args, body) -> int:
 
 def _train(args, pipeline_config) -> int:
     from corpus_pipeline.storage.locations import local_path
+    from corpus_pipeline.train.checkpoint import has_checkpoint
     from corpus_pipeline.train.train import train
 
     if local_path(args.shards) is None and args.out is None:
@@ -100,11 +121,13 @@ def _train(args, pipeline_config) -> int:
             val_shards = _local_shards(config.val_shards, args.cache, pipeline_config, config, dist)
             config = config.model_copy(update={"val_shards": str(val_shards)})
         out = args.out or shards.resolve().parent / f"train_{config.preset}"
-        result = train(shards, out, config, dist, resume=args.resume)
+        resume = args.resume == "yes" or (args.resume == "auto" and has_checkpoint(out))
+        result = train(shards, out, config, dist, resume=resume)
         if dist.is_main:
-            state = "stopped by SIGTERM at" if result.interrupted else "finished at"
+            state = f"stopped ({result.stopped_by}) at" if result.interrupted else "finished at"
             print(f"train: {state} step {result.step}; validation loss {result.val_loss}; {out}")
-        return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
+        codes = {"health": EXIT_INPUT, "restart": EXIT_RESTART, "sigterm": EXIT_INTERRUPTED}
+        return codes[result.stopped_by] if result.interrupted else EXIT_OK
 
     return _run(args, body)
 
@@ -114,9 +137,13 @@ def _local_shards(shards: str, cache: Path | None, pipeline_config, config, dist
     from corpus_pipeline.storage import Storage
     from corpus_pipeline.storage.locations import local_path
     from corpus_pipeline.tokenize.shard_cache import cached_shards, default_cache_dir
+    from corpus_pipeline.train.shard_source import find_shards
 
     if (local := local_path(shards)) is not None:
-        return local
+        directory, stage = find_shards(local)
+        if stage is not None and dist.is_main:
+            print(f"train: the shards the {stage} stage published: {directory}", flush=True)
+        return directory
     copy = cached_shards(
         shards,
         cache or default_cache_dir(),

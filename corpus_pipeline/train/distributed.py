@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import timedelta
 
 import torch
 import torch.distributed as dist
@@ -53,6 +54,21 @@ class Distributed:
             dist.destroy_process_group()
 
 
+def bf16_compress_hook(device: torch.device):
+    """DDP's hook that all-reduces gradients in bf16 (half the bytes of fp32) and casts them back.
+    torch's `bf16_compress_hook` is a check for CUDA and NCCL around `_compress_hook(bfloat16)`; gloo
+    all-reduces bf16 too, so CPU ranks (the tests) get the same function without the check."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+    if device.type == "cuda":
+        return default_hooks.bf16_compress_hook
+
+    def gloo_bf16_compress_hook(process_group, bucket):  # DDP logs the hook by its __name__
+        return default_hooks._compress_hook(torch.bfloat16, process_group, bucket)
+
+    return gloo_bf16_compress_hook
+
+
 def resolve_device(choice: str) -> torch.device:
     if choice == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("device: cuda was asked for, but torch sees no CUDA device")
@@ -61,7 +77,9 @@ def resolve_device(choice: str) -> torch.device:
     return torch.device("cuda")
 
 
-def setup_distributed(device_choice: str) -> Distributed:
+def setup_distributed(device_choice: str, timeout_s: float | None = None) -> Distributed:
+    """`timeout_s`: how long a collective may wait for a peer (a lost NCCL rank, a wedged all-reduce)
+    before it fails and the job ends, instead of hanging until someone kills it."""
     rank, world_size = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
     local_rank = int(os.environ.get("LOCAL_RANK", 0))
     device = resolve_device(device_choice)
@@ -69,8 +87,9 @@ def setup_distributed(device_choice: str) -> Distributed:
         device = torch.device("cuda", local_rank)
         torch.cuda.set_device(device)
     if world_size > 1:
+        timeout = timedelta(seconds=timeout_s) if timeout_s is not None else None
         if device.type == "cuda":
-            dist.init_process_group(backend="nccl", device_id=device)
+            dist.init_process_group(backend="nccl", device_id=device, timeout=timeout)
         else:
-            dist.init_process_group(backend="gloo")
+            dist.init_process_group(backend="gloo", timeout=timeout)
     return Distributed(rank, local_rank, world_size, device)

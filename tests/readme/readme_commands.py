@@ -62,8 +62,13 @@ RUN_BY = {
         "tests/embeddings/test_embed_stage.py::test_the_stage_embeds_real_documents_under_the_local_runner",
     "corpus-pipeline export --input runs/r1/mix --output s3://team/datasets/web-v1 --format jsonl":
         "tests/export/test_export.py::test_an_export_to_a_store_writes_the_same_files_and_refuses_a_prefix_with_objects",
-    "corpus-pipeline train --shards data/runs/demo/tokens --config configs/train_tiny.yaml":
-        "tests/train/test_train_loop.py::test_stop_and_resume_gives_the_losses_of_an_uninterrupted_run",
+    "corpus-pipeline train --shards data/runs/demo --config configs/train_tiny.yaml --out data/runs/demo/model_tiny":
+        "tests/train/test_train_checkpoint_files.py::test_a_run_directory_gives_the_shards_its_mix_stage_published",
+    "corpus-pipeline train --shards data/runs/demo --config configs/train_tiny.yaml --out data/runs/demo/model_tiny "
+    "--resume --set max_steps=400":
+        "tests/train/test_train_checkpoint_files.py::test_another_runs_out_is_refused_and_resume_continues_it",
+    "make train RUN_ID=demo TRAIN_OUT=data/runs/demo/model_make":
+        "tests/train/test_train_processes.py::test_sigterm_checkpoints_and_resume_finishes",
     "corpus-pipeline ablate --a tokens_before --b tokens_after --eval tokens_heldout --out ablation/":
         "tests/train/test_train_ablate.py::test_the_corpus_that_matches_the_held_out_text_wins",
     "corpus-pipeline quality train-head --reference wiki.xml.bz2 news.jsonl --web crawl/*.warc.gz --output my_head.npz":
@@ -114,10 +119,16 @@ NOT_HERE = {
     "sudo -u corpus git clone <this repository> /opt/corpus_pipeline && sudo -u corpus make -C /opt/corpus_pipeline "
     "setup": _CRON,
     "install -m 644 /opt/corpus_pipeline/docker/crontab /etc/cron.d/corpus-pipeline": _CRON,
-    "make train RUN_ID=demo PRESET=gpt-124m NPROC=8": _GPU,
-    "torchrun --nnodes 4 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint HOST:29500 -m corpus_pipeline.cli "
-    "train --shards /data/tokens --config configs/train_gpt-1.3b.yaml": _GPU,
-    "sbatch --nodes=4 jobs/train_slurm.sbatch /data/tokens configs/train_gpt-1.3b.yaml":
+    'make setup TORCH_SPEC="torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128"':
+        "a CUDA build of torch from PyTorch's own index, which this machine cannot reach",
+    '.venv/bin/python -c "import torch; print(torch.cuda.is_available(), torch.cuda.device_count())"': _GPU,
+    ".venv/bin/torchrun --standalone --nproc_per_node 8 --max-restarts 3 -m corpus_pipeline.cli train --shards "
+    "data/runs/RUN_ID --config configs/train_gpt-124m.yaml --out data/runs/RUN_ID/model_gpt-124m --resume auto": _GPU,
+    "make train RUN_ID=RUN_ID PRESET=gpt-124m NPROC=8": _GPU,
+    ".venv/bin/torchrun --nnodes 4 --nproc_per_node 8 --max-restarts 3 --rdzv_id gpt13b-run1 --rdzv_backend c10d "
+    "--rdzv_endpoint HOST:29500 -m corpus_pipeline.cli train --shards /shared/runs/RUN_ID --config "
+    "configs/train_gpt-1.3b.yaml --out /shared/models/gpt13b-run1 --resume auto": _GPU,
+    "sbatch --nodes=4 jobs/train_slurm.sbatch /shared/runs/RUN_ID configs/train_gpt-1.3b.yaml /shared/models/gpt13b-run1":
         "a Slurm cluster with GPUs: tests/train/test_train_configs.py checks that the script parses",
     "corpus-pipeline train --shards $RUN/tokens --out runs/gpt --config configs/train_tiny.yaml": _STORE,
 }

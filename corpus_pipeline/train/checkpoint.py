@@ -27,7 +27,7 @@ import torch
 
 CHECKPOINT_FILE = "checkpoint.pt"
 CHECKPOINT_META = "checkpoint.json"
-FORMAT = 2  # 1: one pickled file (weights_only=False), no longer read
+FORMAT = 2  # 1: one pickled file (unpickled whole), no longer read
 TENSOR_KEYS = ("model", "optimizer", "scaler", "rng_torch", "rng_cuda")
 
 

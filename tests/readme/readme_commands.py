@@ -128,7 +128,8 @@ NOT_HERE = {
     ".venv/bin/torchrun --nnodes 4 --nproc_per_node 8 --max-restarts 3 --rdzv_id gpt13b-run1 --rdzv_backend c10d "
     "--rdzv_endpoint HOST:29500 -m corpus_pipeline.cli train --shards /shared/runs/RUN_ID --config "
     "configs/train_gpt-1.3b.yaml --out /shared/models/gpt13b-run1 --resume auto": _GPU,
-    "sbatch --nodes=4 jobs/train_slurm.sbatch /shared/runs/RUN_ID configs/train_gpt-1.3b.yaml /shared/models/gpt13b-run1":
+    "sbatch --nodes=4 jobs/train_slurm.sbatch /shared/runs/RUN_ID configs/train_gpt-1.3b.yaml "
+    "/shared/models/gpt13b-run1":
         "a Slurm cluster with GPUs: tests/train/test_train_configs.py checks that the script parses",
     "corpus-pipeline train --shards $RUN/tokens --out runs/gpt --config configs/train_tiny.yaml": _STORE,
 }

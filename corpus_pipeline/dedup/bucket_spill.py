@@ -62,5 +62,6 @@ class BucketSpill:
         return numbers
 
     def read(self, bucket: int) -> pa.Table:
-        with pa.ipc.open_stream(str(self._path(bucket))) as reader:
+        # An OSFile, not the path: pyarrow memory-maps a path, and the mapped pages stay in RSS.
+        with pa.OSFile(str(self._path(bucket))) as file, pa.ipc.open_stream(file) as reader:
             return reader.read_all()

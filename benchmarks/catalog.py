@@ -131,7 +131,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ("benchmarks/bench_scale.py", "--work", "/tmp/bench-scale"),
         "ingest -> tokenize, each stage a --runner local process, on 10k and 100k generated documents (30 % planted "
         "near-duplicates; --million adds 1M): CPU µs/doc of each process tree, peak RSS, growth exponent, dedup recall",
-        "~2 min for 10k, ~25 min for 100k at load 2-4",
+        "17 min for 10k and 100k at load 3-5, inputs and tokenizer included",
     ),
     Benchmark(
         "mix",

@@ -127,6 +127,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "37 min",
     ),
     Benchmark(
+        "scale",
+        ("benchmarks/bench_scale.py", "--work", "/tmp/bench-scale"),
+        "ingest -> tokenize, each stage a --runner local process, on 10k and 100k generated documents (30 % planted "
+        "near-duplicates; --million adds 1M): CPU µs/doc of each process tree, peak RSS, growth exponent, dedup recall",
+        "17 min for 10k and 100k at load 3-5, inputs and tokenizer included",
+    ),
+    Benchmark(
         "mix",
         ("benchmarks/bench_mix.py", "--work", "/tmp/mix-bench", "--sizes", "100000,300000"),
         "mix against tokenize on the same generated documents, Spark local[2] with 4g: time, peak memory per "

@@ -81,7 +81,7 @@ def _units(line: str) -> Iterator[str]:
 class DedupCorpus:
     """`documents(count)` yields the same documents, in the same order, for the same seed."""
 
-    def __init__(self, seed: int = 0, source: Path = WEB_DOCS):
+    def __init__(self, seed: int = 0, source: Path = WEB_DOCS, planted_share: float = PLANTED_SHARE):
         with source.open(encoding="utf-8") as lines:
             self.real = [json.loads(line) for line in lines]
         # dict.fromkeys: unique units in first-seen order, so repeated boilerplate lines cannot
@@ -96,11 +96,14 @@ class DedupCorpus:
         self.words = sample.sample(words, min(EDIT_POOL, len(words)))
         self.characters = sample.sample(characters, min(EDIT_POOL, len(characters)))
         self.seed = seed
+        self.planted_share = planted_share
 
     def identity(self, count: int) -> str:
         """Their _SUCCESS fingerprint: what the documents depend on (this generator's code and the
         edits' code included, so a changed generator never reuses old inputs)."""
-        digest = hashlib.sha256(json.dumps([__version__, count, self.seed, len(self.real)]).encode())
+        digest = hashlib.sha256(
+            json.dumps([__version__, count, self.seed, len(self.real), self.planted_share]).encode()
+        )
         for code in (Path(__file__), Path(plant.__file__)):
             digest.update(code.read_bytes())
         return digest.hexdigest()
@@ -111,7 +114,7 @@ class DedupCorpus:
         bases = self._bases(rng)
         for position in range(count):
             doc_id = f"gen-{position:07d}"
-            if recent and rng.random() < PLANTED_SHARE:
+            if recent and rng.random() < self.planted_share:
                 source = rng.choice(recent)
                 yield Generated({"id": doc_id, "text": self._copy(source["text"], rng)}, source["id"])
             else:

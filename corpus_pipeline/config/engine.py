@@ -28,3 +28,10 @@ class EngineConfig(Strict):
     # Under the local runner, when stderr is not a terminal (a log): seconds at least between two
     # progress lines of a stage (on a terminal the line is rewritten after every task).
     progress_seconds: float = Field(default=30.0, gt=0)
+    # Memory one process of a stage may use, in MiB: what decides whether dedup decides in its own
+    # process or by Spark jobs (dedup/driver_budget.py estimates its peak from the input's rows and
+    # bytes). 1,536 is a 2 GB worker less 512 MB for the OS, the page cache of the files it reads
+    # and a Python worker beside it. With 5,000 documents an output part, dedup decides in its own
+    # process up to ~540,000 documents of 6 kB, ~110,000 of 50 kB (2.1 kB of hashes and ids a
+    # document, 4x a part's text while it is written, 300 MB of process: dedup/driver_budget.py).
+    memory_mb: int = Field(default=1_536, ge=256)

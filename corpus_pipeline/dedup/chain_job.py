@@ -1,12 +1,12 @@
 """The dedup method chain on Spark: every document's signature once, each method on what the
-previous ones kept, then the clusters. An input whose signatures are small (small_decisions.SMALL_INPUT_BYTES)
-never gets here: it is decided in one pass on the driver with no Spark at all (driver_job.py,
-small_decisions.py, chain.py), under either runner.
+previous ones kept, then the clusters. An input whose decision fits the driver's memory budget
+(driver_budget.py, engine.memory_mb) never gets here: it is decided on the driver with no Spark
+at all (driver_job.py, small_decisions.py, chain.py), under either runner.
 
 Why two paths: adaptive execution runs every shuffle as a Spark job of its own, and a small input
 pays for the jobs, not for the work. On the 1,418 real pages (default config, local[1], a warm
 session on an idle 2-core machine) the Spark chain runs 31 jobs in 8-9 s for ~1.3 s of signature
-work. Past SMALL_INPUT_BYTES the Spark chain keeps the work on the executors and nothing large on
+work. Past that budget the Spark chain keeps the work on the executors and nothing large on
 the driver. Both paths make the same choices: the tests compare their output bytes.
 """
 

@@ -1,25 +1,33 @@
-"""The dedup stage with no Spark: an input whose signatures fit the driver (small_decisions.py's
-bound), under either runner, is read, decided and written in this process.
+"""The dedup stage with no Spark: an input whose decision fits the driver's memory budget
+(driver_budget.py, engine.memory_mb), under either runner, is decided and written in this process,
+from hashes and ids only. The text is read batch by batch and never held for the whole input:
 
-Every step is the Spark path's (spark_job.py, chain_job.py, paragraph_job.py) on Arrow tables and
-dicts: the earliest row of a repeated id stays (repeats.py), signatures by the same batch function,
-each method's drops by small_decisions.py, paragraph removal by the same batch functions over the
-same counts, the clusters by chain.cluster_verdicts, the buckets by Spark's own hash of the id
-(id_buckets.py) and each bucket written by bucket_writer.write_bucket. A JVM start is ~7 s of an
-idle machine (40 s on a busy one) for a stage whose work on 1,432 pages is ~1 s.
+1. scan: each batch of BATCH_ROWS rows gives its signature rows (batch_ops.signature_batch), each
+   row's order columns and a digest of its text (for the rows that repeat an id, repeats.py), and
+   is put aside by output bucket in a local spill file (bucket_spill.py);
+2. decide: each method's drops by small_decisions.py on the signature rows; paragraph removal reads
+   the input again for the texts it counts and cleans (driver_paragraphs.py); the clusters by
+   chain.cluster_verdicts;
+3. write: one bucket at a time, read back from the spill, sorted as Spark sorts it, its decisions
+   attached, handed to bucket_writer.write_bucket.
+
+Every step is the Spark path's (spark_job.py, chain_job.py, paragraph_job.py), so both write the
+same bytes (the tests compare them). A JVM start is ~7 s of an idle machine (40 s on a busy one) for
+a stage whose work on 1,432 pages is ~1 s.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+import hashlib
+from collections.abc import Iterator
+from functools import partial
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from corpus_pipeline.config import DedupConfig
-from corpus_pipeline.config.filtering import ParagraphDedupConfig
 from corpus_pipeline.dedup.batch_ops import signature_batch
-from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN, bucket_done, write_bucket
+from corpus_pipeline.dedup.bucket_spill import BucketSpill
+from corpus_pipeline.dedup.bucket_writer import bucket_done, write_bucket
 from corpus_pipeline.dedup.chain import (
     CLUSTER_FIELDS,
     ID_COLLISION,
@@ -29,27 +37,23 @@ from corpus_pipeline.dedup.chain import (
     chained,
     cluster_verdicts,
 )
-from corpus_pipeline.dedup.id_buckets import bucket_identity, id_bucket, row_order
+from corpus_pipeline.dedup.driver_budget import fits_driver
+from corpus_pipeline.dedup.driver_paragraphs import Cleaning, remove_repeated_paragraphs
+from corpus_pipeline.dedup.id_buckets import bucket_identity, row_order
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
-from corpus_pipeline.dedup.paragraph_batches import (
-    CHARACTERS_REMOVED,
-    PARAGRAPHS_REMOVED,
-    REASON,
-    cleaned_batch,
-    paragraph_hash_batch,
-)
-from corpus_pipeline.dedup.small_decisions import IN_INDEX, decision_order, method_duplicates, small_input_rows
+from corpus_pipeline.dedup.small_decisions import IN_INDEX, decision_order, method_duplicates
 from corpus_pipeline.engine.stage_dir import Location
 from corpus_pipeline.engine.tasks import conform
 from corpus_pipeline.storage import Storage
-from corpus_pipeline.storage.parquet import columns_present, open_parquet, parquet_metadata
+from corpus_pipeline.storage.parquet import columns_present, open_parquet
 
 COLUMNS = DecisionColumns()
 _SIGNED = ("id", "url", "text", "language")
-
-
-def _rows_in(parts: list[str], storage: Storage) -> int:
-    return sum(parquet_metadata(storage, str(part)).num_rows for part in parts)
+# Rows read at a time: 250 pages of 50 kB are 12 MB of text, and a batch's signature work holds
+# several times its text (1,000 rows: a peak of 459 MB at 10k documents, 250: 427 MB).
+BATCH_ROWS = 250
+# The input row number of a row (its part, then its place in the part), carried to the write.
+ROW_NUMBER = "_dedup_row"
 
 
 def read_table(parts: list, schema: pa.Schema, storage: Storage) -> pa.Table:
@@ -71,46 +75,73 @@ def with_source_rank(docs: pa.Table, priority: list[str]) -> pa.Table:
     return docs.append_column(SOURCE_RANK, pa.array(ranks, pa.int32()))
 
 
-def split_repeats(docs: pa.Table) -> tuple[pa.Table, pa.Table, list[bool]]:
-    """As repeats.split_repeats: (the earliest row of each id, the later rows of a repeated id, and
-    for each later row whether its text is the earliest row's: a null on either side counts as the
-    same, as Spark's coalesce(text = first(text), true) does)."""
-    ids = docs.column("id").to_pylist()
-    texts = docs.column("text").to_pylist() if "text" in docs.column_names else [None] * docs.num_rows
-    first, same_text, previous, kept_text = [], {}, None, None
-    for row in ascending(docs, row_order(docs.column_names), nulls_first=False):
-        if ids[row] == previous:
-            same_text[row] = texts[row] is None or kept_text is None or texts[row] == kept_text
-        else:
-            first.append(row)
-            kept_text = texts[row]
-        previous = ids[row]
-    later = sorted(same_text)
-    return (
-        docs.take(pa.array(sorted(first), pa.int64())),
-        docs.take(pa.array(later, pa.int64())),
-        [same_text[row] for row in later],
-    )
+def input_batches(parts: list, schema: pa.Schema, priority: list[str], storage: Storage) -> Iterator[pa.Table]:
+    """Every row of `parts` in `schema` (with its source rank and ROW_NUMBER), BATCH_ROWS at a
+    time, in file order."""
+    start = 0
+    for part in parts:
+        with open_parquet(storage, str(part)) as parquet:
+            present = columns_present(parquet, schema.names)
+            for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=present):
+                table = with_source_rank(conform(batch, schema), priority)
+                numbers = pa.array(range(start, start + table.num_rows), pa.int64())
+                start += table.num_rows
+                yield table.append_column(ROW_NUMBER, numbers)
+
+
+def _ascending_key(values: tuple, nulls_first: bool) -> tuple:
+    """Spark's sort of a row's values: strings by code point (UTF-8 byte order), nulls first or last."""
+    null, value = (0, 1) if nulls_first else (1, 0)
+    return tuple((null,) if v is None else (value, v) for v in values)
 
 
 def ascending(table: pa.Table, columns: list[str], nulls_first: bool) -> list[int]:
-    """The row numbers of `table` sorted by `columns`, as Spark sorts them: strings by their UTF-8
-    bytes (which is code point order), a stable sort, nulls first or last in every column."""
-    null, value = (0, 1) if nulls_first else (1, 0)
-    keys = [[(null,) if v is None else (value, v) for v in table.column(name).to_pylist()] for name in columns]
-    return sorted(range(table.num_rows), key=lambda row: tuple(key[row] for key in keys))
+    """The row numbers of `table` sorted by `columns`, as Spark sorts them (a stable sort)."""
+    values = list(zip(*(table.column(name).to_pylist() for name in columns), strict=True))
+    return sorted(range(table.num_rows), key=lambda row: _ascending_key(values[row], nulls_first))
 
 
-def signed_rows(docs: pa.Table, dedup: DedupConfig, carried: list[str]) -> list[dict]:
+def _text_digest(text: str | None) -> bytes | None:
+    return None if text is None else hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+def signed_rows(table: pa.Table, dedup: DedupConfig, carried: list[str]) -> list[dict]:
     """As chain_job.signatures, without the index: one dict per document."""
     with_simhash = "simhash" in dedup.methods
-    selected = docs.select(list(dict.fromkeys([*_SIGNED, *carried])))
     rows = []
-    for batch in selected.to_batches():
+    for batch in table.select(list(dict.fromkeys([*_SIGNED, *carried]))).to_batches():
         rows += signature_batch(batch, dedup, with_simhash, carried).to_pylist()
     for row in rows:
         row[IN_INDEX] = False
     return rows
+
+
+def later_rows(keys: list[tuple]) -> dict[int, bool]:
+    """As repeats.split_repeats, from (order values, row number, text digest) of every row: {row
+    number of each later row of a repeated id: whether its text is the earliest row's}. A null on
+    either side counts as the same, as Spark's coalesce(text = first(text), true) does."""
+    later, previous, kept_digest = {}, None, None
+    for values, number, digest in sorted(keys, key=lambda key: (_ascending_key(key[0], False), key[1])):
+        if values[0] == previous:
+            later[number] = digest is None or kept_digest is None or digest == kept_digest
+        else:
+            kept_digest = digest
+        previous = values[0]
+    return later
+
+
+def _scan(batches: Iterator[pa.Table], spill: BucketSpill, dedup: DedupConfig, carried) -> tuple[list, dict]:
+    """Pass 1: (the signature row of every id's earliest row, in file order; later_rows)."""
+    signed, keys = [], []
+    for table in batches:
+        spill.add(table)
+        numbers = table.column(ROW_NUMBER).to_pylist()
+        values = zip(*(table.column(name).to_pylist() for name in row_order(table.column_names)), strict=True)
+        texts = map(_text_digest, table.column("text").to_pylist())
+        keys += zip(values, numbers, texts, strict=True)
+        signed += zip(numbers, signed_rows(table, dedup, carried), strict=True)
+    later = later_rows(keys)
+    return [row for number, row in signed if number not in later], later
 
 
 def published_rows(parts: list[str], carried: list[str], storage: Storage) -> list[dict]:
@@ -124,137 +155,100 @@ def published_rows(parts: list[str], carried: list[str], storage: Storage) -> li
     return rows
 
 
-def remove_repeated_paragraphs(
-    docs: pa.Table, candidates: set[str], config: ParagraphDedupConfig
-) -> tuple[pa.Table, list[tuple]]:
-    """As paragraph_job.remove_repeated_paragraphs: (docs with the cleaned text and the count
-    columns, the (id, kept_id, reason, note) of the documents it empties)."""
-    current = docs.select(["id", "text"]).filter(_ids_in(docs, candidates))
-    hashes: dict[str, list[int]] = defaultdict(list)
-    for batch in current.to_batches():
-        found = paragraph_hash_batch(batch)
-        for doc_id, value in zip(
-            found.column("id").to_pylist(), found.column("paragraph_hash").to_pylist(), strict=True
-        ):
-            hashes[doc_id].append(value)
-    counts = Counter(value for values in hashes.values() for value in values)
-    frequent = {value for value, count in counts.items() if count >= config.min_documents}
-    repeated = {doc_id: sorted(v for v in values if v in frequent) for doc_id, values in hashes.items()}
-    repeated = {doc_id: values for doc_id, values in repeated.items() if values}
-    flagged = current.filter(_ids_in(current, set(repeated)))
-    repeated_column = pa.array([repeated[doc_id] for doc_id in flagged.column("id").to_pylist()], pa.list_(pa.int64()))
-    flagged = flagged.append_column("repeated", repeated_column)
-    cleaned = {row["id"]: row for row in cleaned_batch(flagged, config.min_documents, config.min_chars).to_pylist()}
-    found = [(doc_id, None, REASON, row["reject_detail"]) for doc_id, row in cleaned.items() if row["reject_detail"]]
-    texts, removed, characters = [], [], []
-    for doc_id, text in zip(docs.column("id").to_pylist(), docs.column("text").to_pylist(), strict=True):
-        row = cleaned.get(doc_id)
-        keep_cleaned = row is not None and row["cleaned_text"] is not None and row["reject_detail"] is None
-        texts.append(row["cleaned_text"] if keep_cleaned else text)
-        removed.append(None if row is None else row["paragraphs_removed"])
-        characters.append(None if row is None else row["characters_removed"])
-    docs = docs.set_column(docs.schema.get_field_index("text"), "text", pa.array(texts, docs.schema.field("text").type))
-    docs = _replace_column(docs, PARAGRAPHS_REMOVED, pa.array(removed, pa.int64()))
-    return _replace_column(docs, CHARACTERS_REMOVED, pa.array(characters, pa.int64())), found
-
-
-def _ids_in(table: pa.Table, ids: set[str]) -> pa.ChunkedArray:
-    return pc.is_in(table.column("id"), value_set=pa.array(sorted(ids), pa.string()))
-
-
-def _replace_column(table: pa.Table, name: str, values: pa.Array) -> pa.Table:
-    index = table.schema.get_field_index(name)
-    return table.append_column(name, values) if index < 0 else table.set_column(index, name, values)
-
-
-def _decisions(docs: pa.Table, published: list[dict], dedup: DedupConfig, order, carried) -> tuple[pa.Table, dict]:
-    """The method chain on the driver: (docs as the chain leaves them, verdict per id)."""
-    survivors = signed_rows(docs, dedup, carried) + published
+def _decisions(
+    survivors: list[dict], first_batches, dedup: DedupConfig, order, carried
+) -> tuple[dict, Cleaning | None]:
+    """The method chain on the driver: (verdict per id, the paragraph cleaning when it ran)."""
     doc_ids = {row["id"] for row in survivors if not row[IN_INDEX]}
-    dropped = {}
+    dropped, cleaning = {}, None
     for method in dedup.methods:
         if method == "paragraph":
             candidates = {row["id"] for row in survivors if not row[IN_INDEX]}
-            docs, found = remove_repeated_paragraphs(docs, candidates, dedup.paragraph)
-            rejected = {doc_id for doc_id, *_ in found}
-            remaining = docs.filter(_ids_in(docs, candidates - rejected))
-            survivors = signed_rows(remaining, dedup, carried) + [row for row in survivors if row[IN_INDEX]]
+            cleaning, found, resigned = remove_repeated_paragraphs(
+                first_batches, candidates, dedup, carried, signed_rows
+            )
+            emptied = {doc_id for doc_id, *_ in found}
+            survivors = [resigned.get(row["id"], row) for row in survivors if row["id"] not in emptied]
         else:
             found = [(*drop, None) for drop in method_duplicates(method, survivors, dedup, order)]
         dropped = chained(dropped, found)
         survivors = [row for row in survivors if row["id"] not in dropped]
-    return docs, {row["id"]: row for row in cluster_verdicts(dropped, doc_ids)}
+    return {row["id"]: row for row in cluster_verdicts(dropped, doc_ids)}, cleaning
 
 
-def _with_decisions(docs: pa.Table, verdicts: dict) -> pa.Table:
-    """As spark_job._clustered: every document with its decision and cluster columns."""
+def _decision_columns(rows: pa.Table, verdicts: dict, later: dict[int, bool]) -> pa.Table:
+    """As spark_job._clustered and decided_documents: each row with its decision and cluster. A
+    repeated id's later row: the same page twice is an exact duplicate of itself, another text under
+    a kept id an id collision whose detail names the id."""
     empty = dict.fromkeys(VERDICT_SCHEMA.names)
-    found = [verdicts.get(doc_id, empty) for doc_id in docs.column("id").to_pylist()]
-    ids = docs.column("id").to_pylist()
-    columns = {
-        COLUMNS.kept_id: [v["note"] if v["note"] is not None else v["kept_id"] for v in found],
-        COLUMNS.reason: [v["reason"] for v in found],
-        CLUSTER_FIELDS[0].name: [
-            doc_id if v["dup_cluster_id"] is None else v["dup_cluster_id"] for v, doc_id in zip(found, ids, strict=True)
-        ],
-        CLUSTER_FIELDS[1].name: [1 if v["dup_cluster_size"] is None else v["dup_cluster_size"] for v in found],
-    }
-    return _with_columns(docs, columns)
-
-
-def _with_columns(table: pa.Table, columns: dict[str, list]) -> pa.Table:
-    types = {COLUMNS.kept_id: pa.string(), COLUMNS.reason: pa.string()} | {f.name: f.type for f in CLUSTER_FIELDS}
+    kept_ids, reasons, clusters, sizes = [], [], [], []
+    for doc_id, number in zip(rows.column("id").to_pylist(), rows.column(ROW_NUMBER).to_pylist(), strict=True):
+        if number in later:
+            same = later[number]
+            kept_ids.append(doc_id if same else ID_COLLISION_DETAIL.format(id=doc_id))
+            reasons.append("exact_duplicate" if same else ID_COLLISION)
+            clusters.append(doc_id)
+            sizes.append(None)
+            continue
+        verdict = verdicts.get(doc_id, empty)
+        kept_ids.append(verdict["note"] if verdict["note"] is not None else verdict["kept_id"])
+        reasons.append(verdict["reason"])
+        clusters.append(doc_id if verdict["dup_cluster_id"] is None else verdict["dup_cluster_id"])
+        sizes.append(1 if verdict["dup_cluster_size"] is None else verdict["dup_cluster_size"])
+    columns = {COLUMNS.kept_id: kept_ids, COLUMNS.reason: reasons, CLUSTER_FIELDS[0].name: clusters}
     for name, values in columns.items():
-        table = table.append_column(name, pa.array(values, types[name]))
-    return table
+        rows = rows.append_column(name, pa.array(values, pa.string()))
+    return rows.append_column(CLUSTER_FIELDS[1].name, pa.array(sizes, CLUSTER_FIELDS[1].type))
 
 
-def decided_on_driver(
-    parts: list, input_schema: pa.Schema, dedup: DedupConfig, index_dir: Location | None, storage: Storage
-) -> pa.Table | None:
-    """Every document of `parts` with its decision (COLUMNS) and cluster columns, as
-    spark_job.decided_documents gives them; None when the input (and the index) do not fit the
-    driver: then Spark decides."""
+def _decided_bucket(rows: pa.Table, verdicts, later, cleaning: Cleaning | None) -> pa.Table:
+    """A bucket's rows sorted as Spark sorts them (ascending, nulls first), with their decisions (and
+    paragraph cleaning). One table, not slices: the Parquet writer pages a table's chunks as they
+    come, so slices would give other bytes for the same rows."""
+    rows = rows.take(pa.array(ascending(rows, row_order(rows.column_names), nulls_first=True), pa.int64()))
+    if cleaning is not None:
+        rows = cleaning.apply(rows, [number not in later for number in rows.column(ROW_NUMBER).to_pylist()])
+    return _decision_columns(rows, verdicts, later)
+
+
+def decide_and_write(
+    parts: list,
+    input_schema: pa.Schema,
+    schema: pa.Schema,
+    dedup: DedupConfig,
+    index_dir: Location | None,
+    target: tuple[str, int],
+    memory_mb: int,
+    storage: Storage,
+) -> bool:
+    """Decide `parts` and write output bucket i of n (target: the work directory, n) for each bucket
+    that holds documents, committed as its task unless a resumed run already did; False (nothing
+    done) when the input (and the index) do not fit the driver's memory budget: then Spark decides."""
+    work, buckets = target
     index_parts = []
     if index_dir is not None:
         from corpus_pipeline.dedup.index import index_parts as published_parts
 
         index_parts = published_parts(index_dir, dedup, storage)
-    if _rows_in(parts, storage) + _rows_in(index_parts, storage) > small_input_rows(dedup):
-        return None
+    if not fits_driver(parts, index_parts, dedup, buckets, memory_mb, storage):
+        return False
     clusters = {field.name for field in CLUSTER_FIELDS}  # decided again here
     selected = pa.schema([field for field in input_schema if field.name not in clusters])
-    docs = with_source_rank(read_table(parts, selected, storage), dedup.source_priority)
-    docs, repeats, same_text = split_repeats(docs)
-    order, carried = decision_order(dedup, docs.column_names, with_index=bool(index_parts))
-    published = published_rows(index_parts, carried, storage) if index_parts else []
-    docs, verdicts = _decisions(docs, published, dedup, order, carried)
-    repeated = repeats.column("id").to_pylist()
-    # As spark_job.decided_documents: the same page twice is an exact duplicate of itself, another
-    # text under a kept id an id collision whose detail names the id.
-    repeats = _with_columns(
-        repeats,
-        {
-            COLUMNS.kept_id: [
-                i if same else ID_COLLISION_DETAIL.format(id=i) for i, same in zip(repeated, same_text, strict=True)
-            ],
-            COLUMNS.reason: ["exact_duplicate" if same else ID_COLLISION for same in same_text],
-            CLUSTER_FIELDS[0].name: repeated,
-            CLUSTER_FIELDS[1].name: [None] * len(repeated),
-        },
-    )
-    return pa.concat_tables([_with_decisions(docs, verdicts), repeats], promote_options="default")
+    batches = partial(input_batches, parts, selected, dedup.source_priority, storage)
+    columns = [*selected.names, *([SOURCE_RANK] if dedup.source_priority and "source" in selected.names else [])]
+    order, carried = decision_order(dedup, columns, with_index=bool(index_parts))
+    with BucketSpill(buckets) as spill:
+        signed, later = _scan(batches(), spill, dedup, carried)
 
+        def first_batches() -> Iterator[pa.Table]:
+            for table in batches():
+                yield table.filter(pa.array([n not in later for n in table.column(ROW_NUMBER).to_pylist()]))
 
-def write_buckets(decided: pa.Table, schema: pa.Schema, work: str, buckets: int, storage: Storage) -> None:
-    """As spark_job.write_spark_buckets: each bucket that holds documents, sorted as Spark sorts
-    them (ascending, nulls first), committed as its task unless a resumed run already did."""
-    numbers = pa.array([id_bucket(doc_id, buckets) for doc_id in decided.column("id").to_pylist()], pa.int32())
-    decided = decided.append_column(BUCKET_COLUMN, numbers)
-    order = ascending(decided, [BUCKET_COLUMN, *row_order(decided.column_names)], nulls_first=True)
-    ordered = decided.take(pa.array(order, pa.int64()))
-    for bucket in sorted(set(numbers.to_pylist())):
-        identity = bucket_identity(bucket, buckets)
-        if not bucket_done(work, bucket, identity, storage):
-            rows = ordered.filter(pc.equal(ordered.column(BUCKET_COLUMN), bucket))
-            write_bucket([rows], COLUMNS, schema, work, bucket, identity, storage)
+        published = published_rows(index_parts, carried, storage) if index_parts else []
+        verdicts, cleaning = _decisions(signed + published, first_batches, dedup, order, carried)
+        for bucket in spill.buckets():
+            identity = bucket_identity(bucket, buckets)
+            if not bucket_done(work, bucket, identity, storage):
+                decided = _decided_bucket(spill.read(bucket), verdicts, later, cleaning)
+                write_bucket([decided], COLUMNS, schema, work, bucket, identity, storage)
+    return True

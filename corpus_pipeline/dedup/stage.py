@@ -1,8 +1,8 @@
 """The dedup stage for the engine's lifecycle: read the input stage, decide, write part i of n with
 the documents whose id hashes to i, sorted by id (id_buckets.py).
 
-Where the decisions are made: an input whose signatures fit the driver
-(small_decisions.small_input_rows) is decided and written in this process with no Spark at all
+Where the decisions are made: an input whose decision fits the driver's memory budget
+(driver_budget.py, engine.memory_mb) is decided and written in this process with no Spark at all
 (driver_job.py), under either runner; anything else by Spark jobs (spark_job.py). Both write
 through bucket_writer.py, and the tests compare the two paths' bytes. Under the Spark runner too:
 on the 1,423 documents of the 1,432 real pages (local[2], a warm session) the Spark path took
@@ -22,6 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from corpus_pipeline.config import DedupConfig, StorageConfig
+from corpus_pipeline.config.engine import EngineConfig
 from corpus_pipeline.dedup.bucket_writer import STAGE_NAME
 from corpus_pipeline.dedup.chain import CLUSTER_FIELDS
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
@@ -36,10 +37,15 @@ class DedupStage(GlobalStage):
     name = STAGE_NAME
 
     def __init__(
-        self, config: DedupConfig | None = None, storage: StorageConfig | None = None, index: Path | None = None
+        self,
+        config: DedupConfig | None = None,
+        storage: StorageConfig | None = None,
+        engine: EngineConfig | None = None,
+        index: Path | None = None,
     ):
         self.config = config or DedupConfig()
         self.storage = Storage(storage)
+        self.memory_mb = (engine or EngineConfig()).memory_mb
         self.index = location(index) if index is not None else None
 
     def config_fingerprint(self) -> str:
@@ -76,9 +82,10 @@ class DedupStage(GlobalStage):
         buckets = self.config.output_parts or len(parts)
         from corpus_pipeline.dedup import driver_job
 
-        decided = driver_job.decided_on_driver(parts, input_schema, self.config, self.index, storage)
-        if decided is not None:
-            driver_job.write_buckets(decided, schema, work.task_target, buckets, storage)
+        target = (work.task_target, buckets)
+        if driver_job.decide_and_write(
+            parts, input_schema, schema, self.config, self.index, target, self.memory_mb, storage
+        ):
             return {}
         from corpus_pipeline.dedup.spark_job import decided_documents, write_spark_buckets
 

@@ -231,7 +231,9 @@ STAGES: tuple[StageSpec, ...] = (
             ),
         ),
         many_inputs=True,
-        also_reads=("storage",),  # the index, on a store too, listed through the run's storage
+        # storage: the index, on a store too, listed through the run's storage; engine: memory_mb,
+        # which decides whether the driver decides (dedup/driver_budget.py).
+        also_reads=("storage", "engine"),
         config="corpus_pipeline.config.filtering:DedupConfig",
         preflight=("corpus_pipeline.dedup.preflight:semantic_needs_embeddings",),
         drop_reasons=tuple(

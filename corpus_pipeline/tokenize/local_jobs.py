@@ -1,13 +1,16 @@
 """The same three jobs as spark_jobs.py, in this process with pyarrow: for tests and tiny runs.
 
 Same hash, same sample test, same bucket order, same task code, hence the same bytes. Tokenization
-here holds the input's id, text and language columns in memory (a tiny run's corpus); the training
-sample streams part by part.
+sorts the input by (bucket, id) through run files on local disk (sorted_runs.py), so its memory does
+not grow with the input: it held every document's id, text and language before, a peak RSS of
+513 MB at 10k generated documents (64 MB of text) and 1,273 MB at 50k, now 467 MB and 498 MB
+(`tokenize --runner local`, /usr/bin/time, 2026-12-07). The training sample streams part by part.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,8 +19,9 @@ import pyarrow.compute as pc
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import open_parquet
 from corpus_pipeline.tokenize.sample import UNKNOWN_LANGUAGE, SamplePlan, in_sample
-from corpus_pipeline.tokenize.shard_task import TokenizeJob, arrow_rows, write_buckets
+from corpus_pipeline.tokenize.shard_task import TokenizeJob, write_buckets
 from corpus_pipeline.tokenize.sharding import bucket_of
+from corpus_pipeline.tokenize.sorted_runs import sorted_rows
 
 _BATCH_ROWS = 1_000
 
@@ -61,14 +65,6 @@ def training_texts(
 
 
 def tokenize_buckets(parts: list[Path | str], input_schema: pa.Schema, job: TokenizeJob, buckets: int) -> None:
-    batches = list(_batches(parts, input_schema, job.storage))
-    if not batches:
-        return
-    table = pa.Table.from_batches(batches)
-    bucket = pa.array([bucket_of(doc_id, buckets) for doc_id in table.column("id").to_pylist()], pa.int32())
-    table = table.append_column("bucket", bucket)
-    done = [number for number in range(buckets) if job.bucket_done(number)]
-    if done:
-        table = table.filter(pc.invert(pc.is_in(table.column("bucket"), pa.array(done, pa.int32()))))
-    table = table.take(pc.sort_indices(table, [("bucket", "ascending"), ("id", "ascending")]))
-    write_buckets(job, arrow_rows(table.to_batches(max_chunksize=_BATCH_ROWS)))
+    done = {number for number in range(buckets) if job.bucket_done(number)}
+    rows = sorted_rows(_batches(parts, input_schema, job.storage), partial(bucket_of, buckets=buckets), done)
+    write_buckets(job, rows)

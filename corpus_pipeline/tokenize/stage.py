@@ -33,7 +33,8 @@ from corpus_pipeline.tokenize.shard_task import SHARDS_DIR, STAGE, TokenizeJob, 
 from corpus_pipeline.tokenize.shard_vocabulary import install_tokenizer, resolve_tokenizer
 from corpus_pipeline.tokenize.sharding import bucket_count, shard_name
 
-# The text an input on the driver holds at once (local_jobs keeps id, text and language in memory).
+# The most text the Spark runner still writes in this process (one bucket): local_jobs sorts it
+# through run files on disk, so this bounds the time one core spends, not the memory.
 DRIVER_TEXT_BYTES = 64 << 20
 
 

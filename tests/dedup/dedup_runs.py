@@ -14,7 +14,7 @@ from unittest import mock
 import pyarrow as pa
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.dedup import small_decisions
+from corpus_pipeline.dedup import driver_job
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.lifecycle import StageResult
@@ -45,12 +45,8 @@ def run_dedup_without_spark(
 @contextlib.contextmanager
 def decided_by_spark_jobs():
     """Every input too big for the driver's pass, however small."""
-    small_input_bytes = small_decisions.SMALL_INPUT_BYTES
-    small_decisions.SMALL_INPUT_BYTES = 0
-    try:
+    with mock.patch.object(driver_job, "fits_driver", return_value=False):
         yield
-    finally:
-        small_decisions.SMALL_INPUT_BYTES = small_input_bytes
 
 
 def dedup_at_partitionings(

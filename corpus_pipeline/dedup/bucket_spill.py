@@ -1,0 +1,67 @@
+"""The driver's documents put aside by output bucket while it decides: each batch it reads is split
+by id bucket (id_buckets.py) into one local Arrow IPC file per bucket, lz4-compressed, so the write
+reads back one bucket at a time and the text is never held for the whole input. The files live in
+a temporary directory of this process and go with it."""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+
+from corpus_pipeline.dedup.id_buckets import id_bucket
+
+_OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4")
+
+
+class BucketSpill:
+    """`add` tables (same schema), then `read(bucket)` for each of `buckets()`; use as a context."""
+
+    def __init__(self, buckets: int):
+        self.count = buckets
+        self._directory = tempfile.TemporaryDirectory(prefix="dedup-spill-")
+        self._writers: dict[int, pa.ipc.RecordBatchStreamWriter] = {}
+
+    def __enter__(self) -> BucketSpill:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._close_writers()
+        self._directory.cleanup()
+
+    def _path(self, bucket: int) -> Path:
+        return Path(self._directory.name) / f"{bucket}.arrows"
+
+    def add(self, table: pa.Table) -> None:
+        """Each row of `table` to its id's bucket, in the order given."""
+        numbers = [id_bucket(doc_id, self.count) for doc_id in table.column("id").to_pylist()]
+        # One take puts the rows in bucket order (stable: a bucket keeps the given order), then
+        # each bucket's run is a slice.
+        order = sorted(range(len(numbers)), key=numbers.__getitem__)
+        grouped = table.take(pa.array(order, pa.int64()))
+        start = 0
+        for bucket, rows in sorted(Counter(numbers).items()):
+            writer = self._writers.get(bucket)
+            if writer is None:
+                writer = pa.ipc.new_stream(str(self._path(bucket)), table.schema, options=_OPTIONS)
+                self._writers[bucket] = writer
+            writer.write_table(grouped.slice(start, rows))
+            start += rows
+
+    def _close_writers(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+        self._writers.clear()
+
+    def buckets(self) -> list[int]:
+        """The buckets that hold rows, ascending; no `add` after this."""
+        numbers = sorted(self._writers)
+        self._close_writers()
+        return numbers
+
+    def read(self, bucket: int) -> pa.Table:
+        # An OSFile, not the path: pyarrow memory-maps a path, and the mapped pages stay in RSS.
+        with pa.OSFile(str(self._path(bucket))) as file, pa.ipc.open_stream(file) as reader:
+            return reader.read_all()

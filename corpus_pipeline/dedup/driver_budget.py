@@ -1,0 +1,52 @@
+"""Whether dedup decides in the driver's own process (driver_job.py) or by Spark jobs: the bytes
+the driver would hold, against the memory budget `engine.memory_mb`.
+
+What it holds grows with the documents, not with their text: per document its signature row (the
+MinHash values, ids, hashes and keep-rule columns as Python objects) and its order key and text
+digest; of the text, only one output bucket at a time (read back from the spill) and one input
+batch. The constants are measured on `dedup --runner local` of the issue's generated documents
+(real pages grown by seeded rewrites, 30 % planted copies; 10k: 64 MB of text in 2 parts, 50k: 326
+MB in 10): peak RSS 409 MB and 538 MB (2026-12-07; before this path 721 MB and 2,280 MB). On 5,000
+documents of ~62 kB in 2 parts the estimate is 930 MB, the peak 993 MB (2,726 MB before).
+"""
+
+from __future__ import annotations
+
+from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.parquet import parquet_metadata
+
+# Per document besides its signature's 4 bytes a permutation: its signature row (a dict of ~8
+# entries), order key, text digest, band keys and verdict. Measured: 10k -> 50k documents added
+# 85 MB, 2.1 kB a document at 128 permutations.
+ROW_BYTES = 1_600
+# The process with no document held: the imports (138 MB) and the pages the allocators keep after
+# the scan's batches (317 MB after scanning 10k documents, 2.1 kB of them the documents').
+BASE_BYTES = 300 << 20
+# Writing a bucket holds its rows, their sorted copy and the writer's buffers: a bucket of 32 MB of
+# uncompressed text raised the peak by ~130 MB.
+BUCKET_FACTOR = 4
+
+
+def _rows_and_bytes(parts: list, storage: Storage) -> tuple[int, int]:
+    """(rows, uncompressed bytes) of Parquet parts, from their footers."""
+    rows = size = 0
+    for part in parts:
+        metadata = parquet_metadata(storage, str(part))
+        rows += metadata.num_rows
+        size += sum(metadata.row_group(group).total_byte_size for group in range(metadata.num_row_groups))
+    return rows, size
+
+
+def driver_bytes(rows: int, text_bytes: int, buckets: int, dedup: DedupConfig) -> int:
+    """What the driver's pass holds at its peak for `rows` documents (the index's included) of
+    `text_bytes` uncompressed bytes written to `buckets` parts."""
+    return BASE_BYTES + rows * (ROW_BYTES + 4 * dedup.num_perm) + BUCKET_FACTOR * text_bytes // max(buckets, 1)
+
+
+def fits_driver(
+    parts: list, index_parts: list, dedup: DedupConfig, buckets: int, memory_mb: int, storage: Storage
+) -> bool:
+    rows, text_bytes = _rows_and_bytes(parts, storage)
+    published, _ = _rows_and_bytes(index_parts, storage)
+    return driver_bytes(rows + published, text_bytes, buckets, dedup) <= memory_mb << 20

@@ -1,0 +1,109 @@
+"""Paragraph removal on the driver (paragraph_job.py's steps), reading the text batch by batch: the
+paragraph hashes of the candidates are counted in one pass over the input, the documents holding
+frequent ones cleaned (and signed again, for the methods after this one) in a second, and cleaned a
+third time when their bucket is written (`Cleaning.apply`). What the driver keeps between passes is
+hashes and ids: each flagged document's repeated paragraph hashes."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.config.filtering import ParagraphDedupConfig
+from corpus_pipeline.dedup.paragraph_batches import (
+    CHARACTERS_REMOVED,
+    PARAGRAPHS_REMOVED,
+    REASON,
+    cleaned_batch,
+    paragraph_hash_batch,
+)
+
+# Input batches of first rows (a repeated id's later rows left out), read again on each call.
+Batches = Callable[[], Iterator[pa.Table]]
+
+
+def ids_in(table: pa.Table, ids: set[str]) -> pa.ChunkedArray:
+    return pc.is_in(table.column("id"), value_set=pa.array(sorted(ids), pa.string()))
+
+
+@dataclass
+class Cleaning:
+    """The documents paragraph removal rewrites: id -> the hashes of its repeated paragraphs."""
+
+    repeated: dict[str, list[int]]
+    config: ParagraphDedupConfig
+
+    def cleaned(self, table: pa.Table) -> pa.RecordBatch:
+        """paragraph_batches.CLEANED_SCHEMA rows of the flagged documents among `table`'s rows."""
+        flagged = table.select(["id", "text"]).filter(ids_in(table, set(self.repeated)))
+        values = pa.array([self.repeated[doc_id] for doc_id in flagged.column("id").to_pylist()], pa.list_(pa.int64()))
+        flagged = flagged.append_column("repeated", values).combine_chunks()
+        batch = flagged.to_batches()[0] if flagged.num_rows else pa.RecordBatch.from_pylist([], flagged.schema)
+        return cleaned_batch(batch, self.config.min_documents, self.config.min_chars)
+
+    def apply(self, table: pa.Table, first: list[bool]) -> pa.Table:
+        """`table` with the cleaned text of its flagged first rows (not of those it rejects) and the
+        count columns (null where a row is not flagged), as paragraph_job writes them."""
+        rows = {row["id"]: row for row in self.cleaned(table).to_pylist()}
+        texts, removed, characters = [], [], []
+        ids, originals = table.column("id").to_pylist(), table.column("text").to_pylist()
+        for doc_id, text, is_first in zip(ids, originals, first, strict=True):
+            row = rows.get(doc_id) if is_first else None
+            keep_cleaned = row is not None and row["cleaned_text"] is not None and row["reject_detail"] is None
+            texts.append(row["cleaned_text"] if keep_cleaned else text)
+            removed.append(None if row is None else row["paragraphs_removed"])
+            characters.append(None if row is None else row["characters_removed"])
+        text_field = table.schema.get_field_index("text")
+        table = table.set_column(text_field, "text", pa.array(texts, table.schema.field("text").type))
+        table = _replace_column(table, PARAGRAPHS_REMOVED, pa.array(removed, pa.int64()))
+        return _replace_column(table, CHARACTERS_REMOVED, pa.array(characters, pa.int64()))
+
+
+def _replace_column(table: pa.Table, name: str, values: pa.Array) -> pa.Table:
+    index = table.schema.get_field_index(name)
+    return table.append_column(name, values) if index < 0 else table.set_column(index, name, values)
+
+
+def remove_repeated_paragraphs(
+    batches: Batches, candidates: set[str], dedup: DedupConfig, carried: list[str], signed: Callable
+) -> tuple[Cleaning, list[tuple], dict[str, dict]]:
+    """As paragraph_job.remove_repeated_paragraphs among `candidates`: (the cleaning, the (id,
+    kept_id, reason, note) of the documents it empties, the signature rows of the cleaned texts
+    that stay, by id, from `signed(batch)`)."""
+    hashes: dict[str, list[int]] = defaultdict(list)
+    for table in batches():
+        current = table.select(["id", "text"]).filter(ids_in(table, candidates))
+        for batch in current.to_batches():
+            found = paragraph_hash_batch(batch)
+            for doc_id, value in zip(
+                found.column("id").to_pylist(), found.column("paragraph_hash").to_pylist(), strict=True
+            ):
+                hashes[doc_id].append(value)
+    counts = Counter(value for values in hashes.values() for value in values)
+    frequent = {value for value, count in counts.items() if count >= dedup.paragraph.min_documents}
+    repeated = {doc_id: sorted(v for v in values if v in frequent) for doc_id, values in hashes.items()}
+    cleaning = Cleaning({doc_id: values for doc_id, values in repeated.items() if values}, dedup.paragraph)
+    emptied, resigned = [], {}
+    for table in batches():
+        rows = cleaning.cleaned(table.filter(ids_in(table, candidates)))
+        emptied += [
+            (doc_id, None, REASON, detail)
+            for doc_id, detail in zip(
+                rows.column("id").to_pylist(), rows.column("reject_detail").to_pylist(), strict=True
+            )
+            if detail is not None
+        ]
+        kept = pa.Table.from_batches([rows]).filter(pc.is_null(rows.column("reject_detail")))
+        kept = kept.filter(pc.is_valid(kept.column("cleaned_text")))
+        if kept.num_rows:
+            originals = table.filter(ids_in(table, set(kept.column("id").to_pylist())))
+            texts = dict(zip(kept.column("id").to_pylist(), kept.column("cleaned_text").to_pylist(), strict=True))
+            new_text = pa.array([texts[doc_id] for doc_id in originals.column("id").to_pylist()], pa.string())
+            originals = originals.set_column(originals.schema.get_field_index("text"), "text", new_text)
+            resigned.update((row["id"], row) for row in signed(originals, dedup, carried))
+    return cleaning, emptied, resigned

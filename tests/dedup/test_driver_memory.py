@@ -1,0 +1,65 @@
+"""Dedup decided in this process holds hashes and ids, not the text: its Python objects peak far below
+the text it reads, and whether it decides here at all is a question of bytes (engine.memory_mb)."""
+
+from __future__ import annotations
+
+import random
+import tracemalloc
+
+from corpus_pipeline.config import DedupConfig, PipelineConfig
+from corpus_pipeline.dedup.driver_budget import driver_bytes, fits_driver
+from corpus_pipeline.dedup.staging import write_documents_stage
+from corpus_pipeline.engine.stage_dir import input_parts
+from corpus_pipeline.storage import Storage
+from tests.dedup.dedup_runs import run_dedup_without_spark
+
+WORDS_PER_DOC, DOCS_PER_PART = 4_000, 30
+
+
+def _long_documents(count: int) -> list[dict]:
+    """Distinct pages of ~20 kB each, every tenth a copy of the one before."""
+    rng = random.Random(7)
+    vocabulary = [f"w{n}" for n in range(5_000)]
+    docs = []
+    for number in range(count):
+        text = " ".join(rng.choices(vocabulary, k=WORDS_PER_DOC))
+        if number % 10 == 9:
+            text = docs[-1]["text"]
+        docs.append({"id": f"d{number:04d}", "text": text, "language": "en"})
+    return docs
+
+
+def _python_peak(tmp_path, count: int) -> tuple[int, int]:
+    """(the peak of Python objects while dedup decides and writes `count` documents, their text bytes)."""
+    docs = _long_documents(count)
+    text_bytes = sum(len(doc["text"]) for doc in docs)
+    source = write_documents_stage(docs, tmp_path / f"in{count}", parts=count // DOCS_PER_PART)
+    del docs
+    tracemalloc.start()
+    try:
+        result = run_dedup_without_spark(source, tmp_path / f"out{count}", PipelineConfig())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.stats.dropped == {"exact_duplicate": count // 10}
+    return peak, text_bytes
+
+
+def test_the_driver_holds_hashes_and_ids_not_the_text(tmp_path):
+    small, text_bytes = _python_peak(tmp_path, 60)
+    large, _ = _python_peak(tmp_path, 120)
+    # Twice the documents in twice the parts: what a batch needs stays, and what grows is ~2 kB of
+    # hashes and ids a document. Holding every text as Python strings (as the driver did) grows by
+    # the 60 documents' text, 1.4 MB (+1.2 MB measured before this change).
+    assert large - small < 0.25 * text_bytes, f"+{(large - small) / 1e6:.2f} MB for +{text_bytes / 1e6:.2f} MB of text"
+
+
+def test_the_choice_counts_bytes_not_rows(tmp_path):
+    dedup = DedupConfig()
+    rows = 10_000
+    short, long = driver_bytes(rows, rows * 5_000, 2, dedup), driver_bytes(rows, rows * 500_000, 2, dedup)
+    assert short < 1_536 << 20 < long  # the same rows: 50 MB of text fit a 2 GB worker, 5 GB do not
+    source = write_documents_stage(_long_documents(60), tmp_path / "in", parts=2)
+    parts = input_parts(source, Storage())
+    assert fits_driver(parts, [], dedup, 2, PipelineConfig().engine.memory_mb, Storage())
+    assert not fits_driver(parts, [], dedup, 2, 256, Storage())  # less than the process itself

@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpus_pipeline.storage import local_files
+
 
 @dataclass
 class StageStats:
@@ -95,10 +97,8 @@ class StageStats:
         )
 
     def write(self, path: Path) -> None:
-        """Write atomically: a reader never sees half a stats file."""
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        """Write whole: a reader never sees half a stats file."""
+        local_files.put_bytes(path, (json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
     @classmethod
     def read(cls, path: Path) -> StageStats:

@@ -44,8 +44,8 @@ from corpus_pipeline.engine.output_guard import (
 )
 from corpus_pipeline.engine.task_output import distribute, forget_task, task_identity_done
 from corpus_pipeline.stats import StageStats, merge_task_stats
-from corpus_pipeline.storage import Storage, is_object_uri
-from corpus_pipeline.storage.locations import Location, child, location, settled_output
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import Location, child, location, renames, settled_output
 
 __all__ = [
     "KEPT_HERE",
@@ -317,7 +317,7 @@ def remove_replaced(retired: Path, manifest: dict | None) -> None:
 def open_stage_dir(output: Location, fingerprint: str, storage: Storage) -> StageDir | ObjectStageDir:
     """The stage store of `output`: rename placement where the filesystem renames, manifest-named
     objects where it cannot (schemas/stage_dir.md)."""
-    if is_object_uri(output):
+    if not renames(output):
         return ObjectStageDir(str(output).rstrip("/"), fingerprint, storage)
     return StageDir(settled_output(Path(output)), fingerprint, storage)
 

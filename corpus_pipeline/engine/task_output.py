@@ -36,7 +36,8 @@ from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.engine import object_stage
 from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DIR
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.storage import Storage, is_object_uri
+from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import renames
 
 # Rows buffered before a write: bounds memory (HTML-heavy rows can be ~1 MB) and gives the row
 # groups that later stages cut their tasks from (engine.task_rows is counted in whole row groups).
@@ -210,7 +211,7 @@ def commits_by_record(work: Path | str) -> bool:
     """How a task commits into `work`: by one rename of its attempt directory (a local work
     directory), or by a record naming its uploaded objects (an object store's commit area, where
     nothing renames). Decided here only, for the attempt and for the "done?" question alike."""
-    return is_object_uri(work)
+    return not renames(work)
 
 
 def commit_task(

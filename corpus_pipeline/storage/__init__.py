@@ -1,7 +1,8 @@
 """One filesystem layer for every path the pipeline reads and writes: local paths through plain
 file calls (`open`, `os.stat`, `os.replace`), and `s3://bucket/key` objects through
-`pyarrow.fs.S3FileSystem`. The scheme is asked here only (and where the stage store picks its
-placement, engine/stage_dir.open_stage_dir and task_output.commits_by_record).
+`pyarrow.fs.S3FileSystem`. The scheme is asked here only: code above asks what a location can do
+(`locations.renames`: the stage store's placement, where checkpoints may go; `locations.local_path`:
+read in place, or copy first), never which scheme it has.
 
 Why pyarrow.fs and not fsspec + s3fs: it is installed already (the project writes all its Parquet
 with it), it reads objects in C++ with the AWS SDK's own credential chain (env, profiles, instance

@@ -67,6 +67,13 @@ def local_path(path: str | os.PathLike) -> Path | None:
     return None if is_object_uri(path) else Path(path)
 
 
+def renames(path: str | os.PathLike) -> bool:
+    """Whether `path`'s file system renames: a local disk does (the stage store's placement works
+    in a hidden folder renamed into place; checkpoints are renamed into place); an object store
+    cannot (objects written in an order, a manifest last: engine/object_stage.py)."""
+    return not is_object_uri(path)
+
+
 def known_missing(path: str | os.PathLike) -> bool:
     """Whether `path` is known not to exist: a local path that is not there. An object prefix never
     is (a store has no folders: an empty prefix and a missing one look alike)."""

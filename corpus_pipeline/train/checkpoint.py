@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from corpus_pipeline.storage import local_files
+
 CHECKPOINT_FILE = "checkpoint.pt"
 CHECKPOINT_META = "checkpoint.json"
 FORMAT = 2  # 1: one pickled file (unpickled whole), no longer read
@@ -67,19 +69,22 @@ def save_checkpoint(directory: Path, tensors: dict, meta: dict) -> Path:
     unknown = set(tensors) - set(TENSOR_KEYS)
     if unknown:
         raise ValueError(f"not checkpoint tensors: {sorted(unknown)}")
-    partial_pt, partial_meta = _partial(directory, CHECKPOINT_FILE), _partial(directory, CHECKPOINT_META)
-    with open(partial_pt, "wb") as stream:
+    # Fixed hidden names (one writer: rank 0), which the loader knows: a kill between the two
+    # commits leaves the new .pt there, matching the committed JSON.
+    pt = local_files.WholeFile(directory / CHECKPOINT_FILE, _partial(directory, CHECKPOINT_FILE))
+    meta_file = local_files.WholeFile(directory / CHECKPOINT_META, _partial(directory, CHECKPOINT_META))
+    with open(pt.temporary, "wb") as stream:
         writer = _HashingWriter(stream)
         torch.save(tensors, writer)
         stream.flush()
         os.fsync(stream.fileno())
     record = {**meta, "format": FORMAT, "tensors": {"sha256": writer.sha256.hexdigest(), "bytes": writer.size}}
-    with open(partial_meta, "w", encoding="utf-8") as stream:
+    with open(meta_file.temporary, "w", encoding="utf-8") as stream:
         json.dump(record, stream)
         stream.flush()
         os.fsync(stream.fileno())
-    os.replace(partial_meta, directory / CHECKPOINT_META)
-    os.replace(partial_pt, directory / CHECKPOINT_FILE)
+    meta_file.commit()
+    pt.commit()
     _fsync_directory(directory)
     return directory / CHECKPOINT_FILE
 

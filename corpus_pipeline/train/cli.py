@@ -107,11 +107,11 @@ def _run(args, body) -> int:
 
 
 def _train(args, pipeline_config) -> int:
-    from corpus_pipeline.storage.locations import local_path
+    from corpus_pipeline.storage.locations import renames
     from corpus_pipeline.train.checkpoint import has_checkpoint
     from corpus_pipeline.train.train import train
 
-    if local_path(args.shards) is None and args.out is None:
+    if not renames(args.shards) and args.out is None:  # the default --out is beside the shards
         print("corpus-pipeline train: --out is required with s3:// shards (checkpoints are local)", file=sys.stderr)
         return EXIT_CONFIG
 

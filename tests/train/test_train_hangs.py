@@ -18,7 +18,7 @@ import pytest
 import torch
 import train_fixtures
 from conftest import PROJECT_ROOT
-from test_train_processes import BIN, cli, environment, losses, run_torchrun, settings
+from test_train_processes import BIN, environment, losses, run_torchrun, settings, train_one_process
 
 from corpus_pipeline.train.checkpoint import load_checkpoint_meta
 from corpus_pipeline.train.events import EventLog, read_events
@@ -118,21 +118,7 @@ def test_a_rank_killed_mid_run_ends_the_job_and_the_same_line_resumes_to_the_unb
     """torchrun --max-restarts would rerun the line itself; on CPU (gloo) torch 2.13's restarted workers
     hang in init_process_group (a plain two-rank script does the same), so the test reruns it."""
     common = ("max_steps=40", "checkpoint_every=3")  # 40: the kill lands well before the end
-    single = subprocess.run(
-        cli(
-            "train",
-            "--shards",
-            str(shards_dir),
-            "--out",
-            str(tmp_path / "one"),
-            *settings(*common, "micro_batch_size=8"),
-        ),
-        env=environment(),
-        capture_output=True,
-        text=True,
-        cwd=PROJECT_ROOT,
-    )
-    assert single.returncode == 0, single.stderr[-2000:]
+    train_one_process(shards_dir, tmp_path / "one", *common, "micro_batch_size=8")
     out = tmp_path / "two"
     command = [str(BIN / "torchrun"), "--standalone", "--nproc_per_node=2", "-m", "corpus_pipeline.cli", "train"]
     command += [

@@ -88,23 +88,16 @@ def run_torchrun(shards_dir: Path, out: Path, processes: int, *overrides: str) -
     return subprocess.run(command, env=environment(), capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=300)
 
 
+def train_one_process(shards_dir: Path, out: Path, *overrides: str) -> None:
+    """The reference run of a multi-rank test: the same settings in one process."""
+    command = cli("train", "--shards", str(shards_dir), "--out", str(out), *settings(*overrides))
+    single = subprocess.run(command, env=environment(), capture_output=True, text=True, cwd=PROJECT_ROOT)
+    assert single.returncode == 0, single.stderr[-2000:]
+
+
 @pytest.mark.parametrize("parallel", ["ddp", "fsdp"])
 def test_two_ranks_follow_the_loss_curve_of_one_process_with_the_same_global_batch(shards_dir, tmp_path, parallel):
-    single = subprocess.run(
-        cli(
-            "train",
-            "--shards",
-            str(shards_dir),
-            "--out",
-            str(tmp_path / "one"),
-            *settings("max_steps=8", "micro_batch_size=8"),
-        ),
-        env=environment(),
-        capture_output=True,
-        text=True,
-        cwd=PROJECT_ROOT,
-    )
-    assert single.returncode == 0, single.stderr
+    train_one_process(shards_dir, tmp_path / "one", "max_steps=8", "micro_batch_size=8")
     pair = run_torchrun(shards_dir, tmp_path / "two", 2, "max_steps=8", "micro_batch_size=4", f"parallel={parallel}")
     assert pair.returncode == 0, pair.stderr[-3000:]
     one, two = losses(tmp_path / "one"), losses(tmp_path / "two")

@@ -33,6 +33,7 @@ from corpus_pipeline.report.source_figures import (
     source_funnels,
     source_runs,
 )
+from corpus_pipeline.report.training_figures import TrainingRun, training_runs
 from corpus_pipeline.storage import Storage
 
 
@@ -68,6 +69,7 @@ class RunFigures:
     drift: list[DriftCheck] | None = None  # None: no previous snapshot given
     diversity: DiversityFigures | None = None  # None: not measured, for `diversity_skipped`
     diversity_skipped: str | None = None
+    training: list[TrainingRun] = field(default_factory=list)  # models trained in the run directory
 
     @property
     def alerts(self) -> list[DriftCheck]:
@@ -201,6 +203,7 @@ def collect(run_dir: Path, config: PipelineConfig, previous: Path | None = None)
         figures.previous_dir = previous
         figures.drift = compare(profile_of(previous_stages), profile, report.drift, report.top_domains)
     _diversity(figures, final, previous_stages, config)
+    figures.training = training_runs(run_dir)
     return figures
 
 

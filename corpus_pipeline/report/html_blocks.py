@@ -6,16 +6,18 @@ from __future__ import annotations
 from html import escape
 
 from corpus_pipeline.report.bars import Bars
+from corpus_pipeline.report.curves import Curves
 from corpus_pipeline.report.histogram import Histogram
-from corpus_pipeline.report.svg import bar_chart, histogram_chart
+from corpus_pipeline.report.svg import bar_chart, histogram_chart, line_chart
 
 
 def mb(nbytes: int) -> str:
     return f"{nbytes / 1e6:,.1f}"
 
 
-def figure(plot: Bars | Histogram, notes: list[str] = ()) -> str:
-    chart = bar_chart(plot) if isinstance(plot, Bars) else histogram_chart(plot)
+def figure(plot: Bars | Histogram | Curves, notes: list[str] = ()) -> str:
+    charts = {Bars: bar_chart, Histogram: histogram_chart, Curves: line_chart}
+    chart = charts[type(plot)](plot)
     notes_html = f'<div class="notes">{escape("; ".join(notes))}</div>' if notes else ""
     # What the chart counts, for a reader's script or test to tell an empty chart from a drawn one.
     kept = f' data-kept="{sum(plot.series.get("kept", [])):g}"' if isinstance(plot, Histogram) else ""

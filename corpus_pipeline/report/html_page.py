@@ -20,6 +20,7 @@ from corpus_pipeline.report.html_corpus import (
     examples_section,
     gates_section,
 )
+from corpus_pipeline.report.html_training import training_section
 from corpus_pipeline.report.source_figures import GroupTable
 from corpus_pipeline.report.svg import compact
 
@@ -52,6 +53,7 @@ SECTIONS = (
     ("tokens", "Tokens"),
     ("examples", "Examples"),
     ("gates", "Gates"),
+    ("training", "Training health"),
     ("diversity", "Diversity"),
     ("drift", "Drift"),
 )
@@ -290,6 +292,7 @@ def render(figures: RunFigures) -> str:
         "tokens": _token_section,
         "examples": examples_section,
         "gates": gates_section,
+        "training": training_section,
         "diversity": diversity_section,
         "drift": drift_section,
     }

@@ -1,4 +1,5 @@
-"""Hand-written SVG charts: horizontal bars for labelled counts, vertical stacked bars for histograms.
+"""Hand-written SVG charts: horizontal bars for labelled counts, vertical stacked bars for histograms,
+lines for values over training steps.
 
 Plain SVG 1.1 with sizes in the markup and colours inline, so each chart draws the same in any
 browser, offline, with no script, stylesheet or font to fetch; it is also well-formed XML, which
@@ -7,10 +8,12 @@ the tests parse. On the demo run the 45 charts take 0.4-6 KB each, 129 KB in all
 
 from __future__ import annotations
 
+import math
 import re
 from html import escape
 
 from corpus_pipeline.report.bars import MAX_BARS, Bars
+from corpus_pipeline.report.curves import Curves
 from corpus_pipeline.report.histogram import Histogram
 
 WIDTH = 540
@@ -21,6 +24,7 @@ VALUE_WIDTH = 60
 SERIES_COLOURS = {"kept": "#3b7dd8", "rejected": "#d8613b"}
 BAR_COLOUR = "#3b7dd8"
 THRESHOLD_COLOUR = "#b00020"
+CURVE_COLOURS = ("#3b7dd8", "#d8613b", "#2a9d5c", "#8a4fd8")
 
 
 def compact(value: float) -> str:
@@ -174,3 +178,50 @@ def histogram_chart(plot: Histogram) -> str:
         body.append(_text(legend_x + 14, 13, f"{name} ({total:,})", size=11))
         legend_x += 120
     return _svg(height, plot.title, body)
+
+
+def line_chart(curves: Curves) -> str:
+    left, right, top, bottom = 56.0, 16.0, 26.0, 36.0
+    height = 220.0
+    width, plot_height = WIDTH - left - right, height - top - bottom
+    points = [point for series in curves.series.values() for point in series]
+    steps = [step for step, _ in points] + [step for step, _ in curves.marks]
+    low_x, high_x = min(steps, default=0.0), max(steps, default=1.0)
+    low_y, high_y = min((v for _, v in points), default=0.0), max((v for _, v in points), default=1.0)
+    high_x, high_y = (high_x if high_x > low_x else low_x + 1), (high_y if high_y > low_y else low_y + 1)
+
+    def x_of(step: float) -> float:
+        return left + width * (step - low_x) / (high_x - low_x)
+
+    def y_of(value: float) -> float:
+        return top + plot_height * (1 - (value - low_y) / (high_y - low_y))
+
+    body = [
+        f'<line x1="{left}" y1="{top + plot_height}" x2="{left + width}" y2="{top + plot_height}" stroke="#444"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_height}" stroke="#444"/>',
+        _text(left - 4, top + 4, compact(high_y), "end", 11),
+        _text(left - 4, top + plot_height, compact(low_y), "end", 11),
+    ]
+    for k in range(5):
+        step = low_x + (high_x - low_x) * k / 4
+        body.append(
+            _text(x_of(step), top + plot_height + 14, _tick(math.floor(step)), "end" if k == 4 else "middle", 11)
+        )
+    for step, what in curves.marks:  # a health event: where on the curve it was decided
+        x = x_of(step)
+        body.append(
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + plot_height}" stroke="{THRESHOLD_COLOUR}" '
+            f'stroke-dasharray="4,3"><title>{escape(f"step {step:g}: {what}")}</title></line>'
+        )
+    legend_x = left
+    for index, (name, series) in enumerate(curves.series.items()):
+        colour = CURVE_COLOURS[index % len(CURVE_COLOURS)]
+        path = " ".join(f"{x_of(step):.1f},{y_of(value):.1f}" for step, value in series)
+        if len(series) > 1:
+            body.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
+        else:
+            body += [f'<circle cx="{x_of(s):.1f}" cy="{y_of(v):.1f}" r="3" fill="{colour}"/>' for s, v in series]
+        body.append(f'<rect x="{legend_x}" y="4" width="10" height="10" fill="{colour}"/>')
+        body.append(_text(legend_x + 14, 13, f"{name} ({len(series):,})", size=11))
+        legend_x += 140
+    return _svg(height, curves.title, body)

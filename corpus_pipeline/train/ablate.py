@@ -16,7 +16,7 @@ from pathlib import Path
 
 from corpus_pipeline.train.config import TrainConfig
 from corpus_pipeline.train.distributed import Distributed
-from corpus_pipeline.train.monitor import read_metrics
+from corpus_pipeline.train.logs import read_metrics
 from corpus_pipeline.train.preflight import check_same_tokenizer, open_checked_shards
 from corpus_pipeline.train.train import TrainResult, train
 

@@ -5,7 +5,7 @@ stalled process (watchdog.py) after writing what it can. A mixin of Trainer (tra
 from __future__ import annotations
 
 from corpus_pipeline.train.checkpoint import load_checkpoint_meta
-from corpus_pipeline.train.monitor import truncate_metrics
+from corpus_pipeline.train.logs import truncate_metrics
 from corpus_pipeline.train.watchdog import EXIT_HUNG
 
 

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import torch
 
+from corpus_pipeline.train.logs import METRICS_FILE
+
 # Dense bf16 peak FLOP/s per device, from the vendors' data sheets (SXM parts; sparsity excluded).
 PEAK_BF16_FLOPS = {"H200": 989e12, "H100": 989e12, "A100": 312e12, "L40S": 362e12, "A10": 125e12}
 
-METRICS_FILE = "metrics.jsonl"
 
 
 def peak_flops(device: torch.device, configured: float | None) -> float | None:
@@ -71,16 +72,3 @@ class Monitor:
             self.metrics.close()
         if self.writer is not None:
             self.writer.close()
-
-
-def read_metrics(out_dir: Path) -> list[dict]:
-    path = Path(out_dir) / METRICS_FILE
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def truncate_metrics(out_dir: Path, step: int) -> None:
-    """Drop the entries after `step`: those of a run killed after its last checkpoint."""
-    path = Path(out_dir) / METRICS_FILE
-    if path.exists():
-        kept = [line for line in path.read_text(encoding="utf-8").splitlines() if json.loads(line)["step"] <= step]
-        path.write_text("".join(f"{line}\n" for line in kept), encoding="utf-8")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from corpus_pipeline.train.checkpoint import has_checkpoint, load_checkpoint_meta
 from corpus_pipeline.train.config import TrainConfig
-from corpus_pipeline.train.monitor import METRICS_FILE
+from corpus_pipeline.train.logs import METRICS_FILE
 from corpus_pipeline.train.preflight import manifest_sha256
 
 RUN_FILE = "run.json"

@@ -27,8 +27,9 @@ from corpus_pipeline.train.distributed import Distributed, bf16_compress_hook
 from corpus_pipeline.train.events import EventLog
 from corpus_pipeline.train.health import HealthMonitor, MemoryWatch, UpdateRatio
 from corpus_pipeline.train.health_actions import HealthActions
+from corpus_pipeline.train.logs import truncate_metrics
 from corpus_pipeline.train.model import GPT, flops_per_token
-from corpus_pipeline.train.monitor import Monitor, peak_flops, truncate_metrics
+from corpus_pipeline.train.monitor import Monitor, peak_flops
 from corpus_pipeline.train.optim import learning_rate, make_optimizer
 from corpus_pipeline.train.out_dir import RUN_FILE, OutputInUseError, finished_run, refuse_another_runs_output
 from corpus_pipeline.train.preflight import (

@@ -17,8 +17,8 @@ from corpus_pipeline.train.checkpoint import load_checkpoint, load_checkpoint_me
 from corpus_pipeline.train.data import BatchLoader
 from corpus_pipeline.train.distributed import setup_distributed
 from corpus_pipeline.train.events import read_events
+from corpus_pipeline.train.logs import read_metrics
 from corpus_pipeline.train.model import GPT
-from corpus_pipeline.train.monitor import read_metrics
 from corpus_pipeline.train.train import train
 
 shards_dir = train_fixtures.shards_dir

@@ -12,7 +12,7 @@ from train_fixtures import tiny_config
 
 from corpus_pipeline.train.checkpoint import load_checkpoint
 from corpus_pipeline.train.distributed import setup_distributed
-from corpus_pipeline.train.monitor import read_metrics
+from corpus_pipeline.train.logs import read_metrics
 from corpus_pipeline.train.train import Trainer, finished_run, train
 
 shards_dir = train_fixtures.shards_dir

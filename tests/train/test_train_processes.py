@@ -16,7 +16,7 @@ import train_fixtures
 from conftest import PROJECT_ROOT
 
 from corpus_pipeline.train.checkpoint import load_checkpoint
-from corpus_pipeline.train.monitor import read_metrics
+from corpus_pipeline.train.logs import read_metrics
 
 shards_dir = train_fixtures.shards_dir
 tokenizer_file = train_fixtures.tokenizer_file

@@ -23,7 +23,7 @@ from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_dir import read_success, stage_files
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.shard_cache import ShardCacheError, cached_shards, is_complete
-from corpus_pipeline.train.monitor import read_metrics
+from corpus_pipeline.train.logs import read_metrics
 
 SMALL = ["model.seq_len=64", "tensorboard=false", "max_steps=4", "log_every=1", "eval_every=4", "micro_batch_size=4"]
 WORDS = "harbour council town works river bridge market school road winter summer report budget vote".split()

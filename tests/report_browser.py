@@ -32,12 +32,16 @@ MEASURE = """<script>
   document.body.setAttribute("data-plots", JSON.stringify([charts.length, boxed.length, marked.length]));
   // Per figure: what it counts (data-drawn) and how many of its bars have a visible width.
   var drawn = Array.prototype.slice.call(document.querySelectorAll("figure.plot")).map(function (figure) {
-    // A bar is a rect with a tooltip (legend swatches have none); a histogram's kept bars say "kept:".
-    var bars = Array.prototype.filter.call(figure.querySelectorAll("svg rect"), function (rect) {
-      var box = rect.getBBox();
-      return rect.querySelector("title") && box.width > 0 && box.height > 0;
+    // A mark is a bar, a rect with a tooltip (legend swatches have none), or a line chart's line or
+    // point; a histogram's kept bars say "kept:".
+    var bars = Array.prototype.filter.call(figure.querySelectorAll("svg rect, svg polyline, svg circle"), function (mark) {
+      var box = mark.getBBox();
+      if (mark.tagName === "rect") return mark.querySelector("title") && box.width > 0 && box.height > 0;
+      return box.width > 0 || box.height > 0;
     });
-    var kept = bars.filter(function (rect) { return rect.querySelector("title").textContent.indexOf("kept:") === 0; });
+    var kept = bars.filter(function (mark) {
+      return mark.tagName === "rect" && mark.querySelector("title").textContent.indexOf("kept:") === 0;
+    });
     var histogram = figure.hasAttribute("data-kept");
     return [figure.querySelector("figcaption").textContent, Number(figure.getAttribute("data-drawn")), bars.length,
             histogram ? kept.length : null];

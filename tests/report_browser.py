@@ -34,7 +34,8 @@ MEASURE = """<script>
   var drawn = Array.prototype.slice.call(document.querySelectorAll("figure.plot")).map(function (figure) {
     // A mark is a bar, a rect with a tooltip (legend swatches have none), or a line chart's line or
     // point; a histogram's kept bars say "kept:".
-    var bars = Array.prototype.filter.call(figure.querySelectorAll("svg rect, svg polyline, svg circle"), function (mark) {
+    var marks = figure.querySelectorAll("svg rect, svg polyline, svg circle");
+    var bars = Array.prototype.filter.call(marks, function (mark) {
       var box = mark.getBBox();
       if (mark.tagName === "rect") return mark.querySelector("title") && box.width > 0 && box.height > 0;
       return box.width > 0 || box.height > 0;

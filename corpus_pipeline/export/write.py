@@ -51,7 +51,8 @@ def refuse_existing(output: Location, storage: Storage, ours: frozenset[str] = f
     """Refuse an output that holds anything but the keys `ours` (a killed export's, by its intent)."""
     kind = storage.kind(str(output))
     if kind in ("file", "other"):
-        raise ExportOutputExists(f"{output}: is a file (export writes a folder, and never overwrites)")
+        what = "a file" if kind == "file" else "a device, FIFO or socket"
+        raise ExportOutputExists(f"{output}: is {what} (export writes a folder, and never overwrites)")
     found = [entry for entry in storage.entries_under(str(output)) if entry not in ours] if kind == "folder" else []
     if found:
         raise ExportOutputExists(f"{output}: not empty, it holds {found[0]!r} (export never overwrites)")

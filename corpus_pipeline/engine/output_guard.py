@@ -18,7 +18,7 @@ from corpus_pipeline.engine.layout import SUCCESS, WORK, WORK_OWNER
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.errors import OutputRefusedError
 from corpus_pipeline.storage.locations import absolute
-from corpus_pipeline.storage.locks import LEASE_NAME, output_lock
+from corpus_pipeline.storage.locks import LEASE_NAME, output_lock, refuse_if_held
 
 
 class OutputOverlapsInputError(OutputRefusedError):
@@ -112,7 +112,9 @@ class OutputClaim:
 
     @contextmanager
     def claim(self) -> Iterator[None]:
-        """Refuse an output that holds what we did not write; then hold its one-writer lock."""
+        """Refuse an output another command writes (75) or that holds what we did not write (2);
+        then hold its one-writer lock."""
+        refuse_if_held(self.storage, str(self.output))
         refuse_foreign(self.output, self.storage)
         with output_lock(self.storage, str(self.output)):
             yield

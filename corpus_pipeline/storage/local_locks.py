@@ -162,22 +162,33 @@ def _held_output(lock: Path) -> tuple[str, str] | None:
         os.close(descriptor)
 
 
+def _lock_file(real: str) -> Path:
+    return output_lock_folder() / f"{hashlib.sha256(real.encode()).hexdigest()[:32]}.lock"
+
+
+def refuse_if_written(output: str, mine: Path | None = None) -> None:
+    """LockHeld when another process writes `output`, an output inside it or one holding it."""
+    real = os.path.realpath(output)
+    for other in sorted(output_lock_folder().glob("*.lock")):
+        if other == mine:
+            continue
+        held = _held_output(other)
+        if held is not None and held[0] == real:
+            raise LockHeld(f"{output} is held by another command writing it ({held[1]})")
+        if held is not None and _nested(real, held[0]):
+            raise LockHeld(
+                f"{output} overlaps {held[0]}, which another command is writing ({held[1]}): "
+                "one of two nested outputs at a time"
+            )
+
+
 @contextmanager
 def local_output_lock(output: str, holder_kind: str) -> Iterator[None]:
     """Hold the lock of a local output folder; refuse (LockHeld) when it, an output inside it, or
     an output holding it is being written by another process."""
     real = os.path.realpath(output)
-    folder = output_lock_folder()
-    lock = folder / f"{hashlib.sha256(real.encode()).hexdigest()[:32]}.lock"
+    lock = _lock_file(real)
     with _flocked(lock, holder_kind, f"{holder_line()}\n{real}\n"):
         # Taken before looking: of two nested takers, the later looker sees the earlier one.
-        for other in sorted(folder.glob("*.lock")):
-            if other == lock:
-                continue
-            held = _held_output(other)
-            if held is not None and _nested(real, held[0]):
-                raise LockHeld(
-                    f"{output} overlaps {held[0]}, which another command is writing ({held[1]}): "
-                    "one of two nested outputs at a time"
-                )
+        refuse_if_written(output, mine=lock)
         yield

@@ -21,10 +21,10 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from corpus_pipeline.storage.local_locks import LockHeld, exclusive_lock, local_output_lock, now_utc
+from corpus_pipeline.storage.local_locks import LockHeld, exclusive_lock, local_output_lock, now_utc, refuse_if_written
 from corpus_pipeline.storage.storage import Storage, is_object_uri
 
-__all__ = ["LEASE_NAME", "LockHeld", "exclusive_lock", "file_lock", "hold", "output_lock"]
+__all__ = ["LEASE_NAME", "LockHeld", "exclusive_lock", "file_lock", "hold", "output_lock", "refuse_if_held"]
 
 # A lease outlives its last renewal by this long: a driver that died on another host blocks its
 # output for at most 10 minutes; renewed every third of it, so a 3-minute stall loses nothing.
@@ -49,6 +49,19 @@ def output_lock(storage: Storage, output: str) -> Iterator[None]:
         return
     with local_output_lock(str(output), holder_kind):
         yield
+
+
+def refuse_if_held(storage: Storage, output: str) -> None:
+    """LockHeld when another command writes `output` (or, locally, an output nested with it): asked
+    before the output guard, so a stage in the middle of being written is "held" (exit 75), not
+    "foreign" (exit 2). Only looks: the lock is taken by output_lock."""
+    if is_object_uri(output):
+        uri = f"{str(output).rstrip('/')}/{LEASE_NAME}"
+        held = _read_lease(storage, uri)
+        if held is not None and not _holder_is_gone(held):
+            raise LockHeld(f"{uri} is held by another command writing {output} ({_describe(held)})")
+        return
+    refuse_if_written(str(output))
 
 
 @contextmanager

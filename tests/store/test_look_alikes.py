@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import stat
 
 import pytest
@@ -94,6 +95,10 @@ def test_nested_outputs_have_one_writer_at_a_time(tmp_path, dataset, capsys):
         assert picture(tmp_path) == before
     with output_lock(Storage(), str(inner)):
         assert ingest([dataset], outer) == LOCKED
+        # The inner stage's work in progress inside P is not "foreign" to the outer command: held.
+        (outer / ".sub.inprogress-0123456789abcdef" / "_attempts").mkdir(parents=True)
+        assert ingest([dataset], outer) == LOCKED
+        shutil.rmtree(outer)
     assert ingest([dataset], inner) == EXIT_OK  # released: both run
     assert ingest([dataset], tmp_path / "Q") == EXIT_OK
 

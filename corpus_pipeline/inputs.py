@@ -19,22 +19,23 @@ SUFFIXES_SHOWN = ", ".join(CRAWL_SUFFIXES)
 
 
 LOG = logging.getLogger("corpus_pipeline.inputs")
-# Skipped files already named in this process: `run` lists its inputs in its preflight, then again
-# in its extract step, and a file is named once.
-_NAMED_SKIPPED: set[str] = set()
 
 
 def expand_crawl_inputs(arguments: list[str], storage: Storage) -> list[str]:
-    """The crawl files; a local folder's other files (a README, a listing, an image) are left out,
-    each named once in the log, as ingest names the files it skips."""
-    files = expand_inputs(arguments, CRAWL_SUFFIXES, "WARC, ARC or WET", storage)
-    folders = [argument for argument in arguments if os.path.isdir(argument)]  # an s3:// prefix is none
-    for folder in folders:
+    """The crawl files; a local folder's other files (a README, a listing, an image) are left out
+    (name_skipped_crawl_files says which)."""
+    return expand_inputs(arguments, CRAWL_SUFFIXES, "WARC, ARC or WET", storage)
+
+
+def name_skipped_crawl_files(arguments: list[str], storage: Storage) -> None:
+    """Name in the log each file of a local folder in `arguments` that extract leaves out, as ingest
+    names the files it skips. Called where the folders are turned into extract's tasks (the stage's
+    input_files, run's extract step), not by the listings before them (run's preflight), so each
+    file is named once per command."""
+    for folder in [argument for argument in arguments if os.path.isdir(argument)]:  # an s3:// prefix is none
         for path in sorted(matching_files(storage, folder, ("",), "any", _enters)):
-            if not has_suffix(path, CRAWL_SUFFIXES) and absolute(path) not in _NAMED_SKIPPED:
-                _NAMED_SKIPPED.add(absolute(path))
+            if not has_suffix(path, CRAWL_SUFFIXES):
                 LOG.warning("extract: skipped %s: not a WARC, ARC or WET file name (%s)", path, SUFFIXES_SHOWN)
-    return files
 
 
 def expand_inputs(arguments: list[str], suffixes: tuple[str, ...], kinds: str, storage: Storage) -> list[str]:

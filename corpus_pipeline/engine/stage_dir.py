@@ -305,7 +305,7 @@ def remove_replaced(retired: Path, manifest: dict | None) -> None:
         return
     for relative in [SUCCESS, *((manifest or {}).get("files") or {}).values()]:
         (retired / relative).unlink(missing_ok=True)
-    for folder, _, _ in sorted(os.walk(retired), key=lambda entry: -len(entry[0])):
+    for folder, _, _ in os.walk(retired, topdown=False):  # children before their parents
         try:
             os.rmdir(folder)
         except OSError:

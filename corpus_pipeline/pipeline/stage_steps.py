@@ -8,7 +8,7 @@ from __future__ import annotations
 from corpus_pipeline.engine.registry import stage_spec
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_dir import location, stage_files
-from corpus_pipeline.inputs import expand_crawl_inputs
+from corpus_pipeline.inputs import expand_crawl_inputs, name_skipped_crawl_files
 from corpus_pipeline.pipeline.context import RunContext, StepOutcome
 from corpus_pipeline.pipeline.document_steps import run_fused_from, stage_dir_of
 from corpus_pipeline.pipeline.input_files import present_files, read_faults
@@ -39,6 +39,7 @@ def extract(ctx: RunContext) -> StepOutcome:
     if ctx.plan.datasets:
         return StepOutcome("not needed", notes={"why": "a dataset source: ingest reads it"})
     storage = Storage(ctx.config.storage)
+    name_skipped_crawl_files(ctx.crawl_inputs, storage)  # the stage is given the files, not the folders
     files, vanished = present_files(expand_crawl_inputs(ctx.crawl_inputs, storage), storage)
     outcome = run_fused_from(ctx, "extract", files)
     faults = read_faults(outcome.output, storage)

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from corpus_pipeline.config import DomainsConfig, ExtractConfig, StorageConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
-from corpus_pipeline.inputs import expand_crawl_inputs
+from corpus_pipeline.inputs import expand_crawl_inputs, name_skipped_crawl_files
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.readers.warc_spans import warc_spans
@@ -65,6 +65,7 @@ class ExtractStage(SourceStage):
         self.engine = main_text_engine(self.config)
 
     def input_files(self, arguments: list[str]) -> list[str]:
+        name_skipped_crawl_files(arguments, self.storage)
         return expand_crawl_inputs(arguments, self.storage)
 
     def output_schema(self) -> pa.Schema:

@@ -42,12 +42,7 @@ def output_lock(storage: Storage, output: str) -> Iterator[None]:
     """Hold the one-writer lock of a stage output while the block runs: locally a flock in the
     user's lock folder that also covers nested outputs (local_locks.py); on a store a lease object
     `_lock.json` inside the prefix, which the store knows as its own."""
-    holder_kind = f"another command writing {output}"
-    if is_object_uri(output):
-        with _lease(storage, f"{str(output).rstrip('/')}/{LEASE_NAME}", holder_kind):
-            yield
-        return
-    with local_output_lock(str(output), holder_kind):
+    with _writer_lock(storage, str(output), f"{str(output).rstrip('/')}/{LEASE_NAME}"):
         yield
 
 
@@ -68,13 +63,20 @@ def refuse_if_held(storage: Storage, output: str) -> None:
 def file_lock(storage: Storage, path: str) -> Iterator[None]:
     """The one-writer lock of a single file: as output_lock, but on a store the lease sits beside
     the object (`.<name>.lock.json`), never under its key, where it would make the file a prefix."""
-    holder_kind = f"another command writing {path}"
-    if is_object_uri(path):
-        folder, _, name = str(path).rpartition("/")
-        with _lease(storage, f"{folder}/.{name}.lock.json", holder_kind):
+    folder, _, name = str(path).rpartition("/")
+    with _writer_lock(storage, str(path), f"{folder}/.{name}.lock.json"):
+        yield
+
+
+@contextmanager
+def _writer_lock(storage: Storage, target: str, lease_uri: str) -> Iterator[None]:
+    """A lease object at `lease_uri` for a target on a store; locally the flock of local_locks.py."""
+    holder_kind = f"another command writing {target}"
+    if is_object_uri(target):
+        with _lease(storage, lease_uri, holder_kind):
             yield
         return
-    with local_output_lock(str(path), holder_kind):
+    with local_output_lock(target, holder_kind):
         yield
 
 

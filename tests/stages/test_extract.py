@@ -9,6 +9,7 @@ import pytest
 from conftest import html_page, shared_data, write_warc
 
 from corpus_pipeline.config import ExtractConfig
+from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
@@ -192,7 +193,7 @@ def test_the_stage_writes_parquet_through_the_runner(tmp_path):
 
 
 def test_a_folder_s_files_that_are_no_crawl_are_named_as_skipped_once(tmp_path, caplog):
-    """As ingest names the files of a folder it skips; `run` lists its inputs twice, one line each."""
+    """As ingest names the files of a folder it skips; a listing alone (run's preflight) names none."""
     page = {"url": "https://a.example/", "payload": html_page("text " * 50).encode(), "content_type": "text/html"}
     (tmp_path / "crawl").mkdir()
     warc = write_warc(tmp_path / "crawl" / "a.warc.gz", [page])
@@ -200,8 +201,9 @@ def test_a_folder_s_files_that_are_no_crawl_are_named_as_skipped_once(tmp_path, 
     (tmp_path / "crawl" / ".notes").write_text("hidden: not named")
     stage = ExtractStage()
     with caplog.at_level("WARNING", logger="corpus_pipeline.inputs"):
+        assert expand_crawl_inputs([str(tmp_path / "crawl")], Storage()) == [str(warc)]
         assert stage.input_files([str(tmp_path / "crawl")]) == [str(warc)]
-        stage.input_files([str(tmp_path / "crawl")])
+        stage.input_files([str(warc)])  # run's step gives the stage the files it listed
     skipped = [record.getMessage() for record in caplog.records]
     assert skipped == [f"extract: skipped {tmp_path / 'crawl' / 'README.md'}: not a WARC, ARC or WET file name "
                        "(.warc, .warc.gz, .arc, .arc.gz, .wet, .wet.gz, .warc.wet.gz)"]  # fmt: skip

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import time
+from datetime import datetime, timezone
+from pathlib import Path
 
 from common import DATA, PAGES_WARC
 
 from corpus_pipeline.config import ExtractConfig
 from corpus_pipeline.evaluation.commands import gold_ids_by_record
+from corpus_pipeline.evaluation.engine_choice import F1_TOLERANCE, EngineFigures, default_engine
 from corpus_pipeline.evaluation.extraction import load_gold, score_extraction
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import WarcRecord, read_warc
@@ -29,6 +33,8 @@ from corpus_pipeline.storage import Storage
 from corpus_pipeline.urls import canonical_url
 
 GOLD = DATA / "web" / "gold.jsonl"
+# The figures the default engine is chosen from (tests/evaluation/test_engine_choice.py reads them).
+RECORD = Path(__file__).parent / "data" / "extract_engines.json"
 
 
 def url_half(url: str) -> str:
@@ -77,6 +83,7 @@ def main() -> None:
     }
     print(f"load after: {os.getloadavg()[0]:.1f}")
     print(f"{'engine':<13}{'CPU s':>8}" + "".join(f"{group + ' F1 (P / R)':>24}" for group in [*groups, "Chinese"]))
+    figures = {}
     for name in names:
         cells = []
         for pages_of_group in groups.values():
@@ -85,6 +92,15 @@ def main() -> None:
         chinese = score_extraction(gold, texts[name]).chinese
         cells.append(f"{chinese.f1:.4f} ({chinese.precision:.3f} / {chinese.recall:.3f})")
         print(f"{name:<13}{cpu[name]:>8.1f}" + "".join(f"{cell:>24}" for cell in cells))
+        all_pages = score_extraction(gold, texts[name])
+        figures[name] = EngineFigures(round(all_pages.overall.f1, 4), round(chinese.f1, 4), round(cpu[name], 1))
+    chosen = default_engine(figures)
+    print(f"the cheapest engine within {F1_TOLERANCE} F1 of the best: {chosen} (the default: {ExtractConfig().engine})")
+    if set(names) == set(ENGINES):
+        record = {"measured": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "pages": len(gold)}
+        record["engines"] = {name: vars(each) for name, each in figures.items()}
+        RECORD.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        print(f"recorded in {RECORD}")
 
 
 if __name__ == "__main__":

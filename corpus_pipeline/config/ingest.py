@@ -67,11 +67,12 @@ class SparkConfig(Strict):
 
 
 class ExtractConfig(Strict):
-    # Which library finds the main text (stages/extract_engines.py). On the 1,432 gold pages of
-    # shared/data/web (benchmarks/README.md): trafilatura F1 0.921 (Chinese 0.906), ~30 CPU s idle;
-    # resiliparse 0.856 (Chinese 0.798), 2.7 CPU s; hybrid (resiliparse, trafilatura where resiliparse
-    # is weak) 0.9185 (Chinese 0.906) at 0.65x trafilatura's CPU: below the default's F1, so opt-in.
-    engine: Literal["trafilatura", "resiliparse", "hybrid"] = "trafilatura"
+    # Which library finds the main text (stages/extract_engines.py). The default is the cheapest
+    # engine within 0.005 F1 of the best on the 1,432 gold pages of shared/data/web
+    # (evaluation/engine_choice.py; figures in benchmarks/data/extract_engines.json): hybrid
+    # (resiliparse, trafilatura where resiliparse is weak) 0.9185 (Chinese 0.906) at 0.65x the CPU of
+    # trafilatura 0.921 (Chinese 0.906); resiliparse 0.856 (Chinese 0.798) at 0.09x.
+    engine: Literal["trafilatura", "resiliparse", "hybrid"] = "hybrid"
     # trafilatura settings: its own defaults but comments. favor_precision cost 0.8 F1 points
     # (0.918 -> 0.910) and 1.5 on Chinese pages, comments 0.2 points outside Chinese pages.
     favor_precision: bool = False

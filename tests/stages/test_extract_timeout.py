@@ -62,6 +62,12 @@ def misbehaving_trafilatura(monkeypatch):
     close_shared_workers()  # nor may a patched one serve a later test
 
 
+def trafilatura_stage(**options) -> ExtractStage:
+    """The faults are planted in trafilatura.extract: these pages must go to trafilatura (the
+    default hybrid gives English articles to resiliparse)."""
+    return ExtractStage(ExtractConfig(engine="trafilatura", **options))
+
+
 class StageHung(Exception):
     pass
 
@@ -106,7 +112,7 @@ def test_a_hanging_page_times_out_and_the_pages_around_it_are_extracted(tmp_path
     warc = pages_warc(tmp_path, ["", HANG, "", HANG, ""])
     before = child_pids()
     started = time.perf_counter()
-    rows = read_balanced(ExtractStage(ExtractConfig(timeout_seconds=LIMIT)), warc)
+    rows = read_balanced(trafilatura_stage(timeout_seconds=LIMIT), warc)
     elapsed = time.perf_counter() - started
     assert [verdict.reason if verdict else None for _, verdict in rows] == [
         None,
@@ -130,7 +136,7 @@ def test_an_error_or_a_crash_in_the_worker_is_extract_error_and_the_next_page_go
 ):
     warc = pages_warc(tmp_path, [RAISE, KILLED, ""])
     before = child_pids()
-    rows = read_balanced(ExtractStage(ExtractConfig(timeout_seconds=LIMIT)), warc)
+    rows = read_balanced(trafilatura_stage(timeout_seconds=LIMIT), warc)
     assert [(verdict.reason, verdict.detail) if verdict else None for _, verdict in rows] == [
         ("extract_error", "ValueError: unbalanced markup"),
         ("extract_error", f"the worker process died (exit code -{signal.SIGKILL.value})"),
@@ -142,7 +148,7 @@ def test_an_error_or_a_crash_in_the_worker_is_extract_error_and_the_next_page_go
 
 def test_the_worker_is_forked_on_first_use_never_pickled_and_serves_the_next_tasks(tmp_path):
     warc = pages_warc(tmp_path, ["", "", ""])
-    stage = ExtractStage(ExtractConfig(timeout_seconds=5))
+    stage = trafilatura_stage(timeout_seconds=5)
     close_shared_workers()
     before = child_pids()
     rows = stage.read(str(warc), StageStats("extract"))
@@ -152,9 +158,9 @@ def test_the_worker_is_forked_on_first_use_never_pickled_and_serves_the_next_tas
     (worker,) = child_pids() - before
     assert pickle.loads(pickle.dumps(stage)).config == stage.config  # a live worker is no part of it
     rows.close()  # the consumer stops early, as when writing the task's output fails
-    again = ExtractStage(ExtractConfig(timeout_seconds=5))  # the next task, a stage built anew
+    again = trafilatura_stage(timeout_seconds=5)  # the next task, a stage built anew
     assert len(read_balanced(again, warc)) == 3 and child_pids() - before == {worker}
-    other = ExtractStage(ExtractConfig(timeout_seconds=5, min_text_chars=10))  # other settings
+    other = trafilatura_stage(timeout_seconds=5, min_text_chars=10)  # other settings
     assert len(read_balanced(other, warc)) == 3 and len(child_pids() - before) == 2
     close_shared_workers()
     assert child_pids() == before
@@ -195,7 +201,7 @@ def test_the_worker_extracts_real_pages_exactly_as_trafilatura_in_process():
     path = shared_data("web/pages.warc.gz")
 
     def first_rows(timeout):
-        rows = ExtractStage(ExtractConfig(timeout_seconds=timeout)).read(str(path), StageStats("extract"))
+        rows = trafilatura_stage(timeout_seconds=timeout).read(str(path), StageStats("extract"))
         return [(row, verdict) for (row, verdict), _ in zip(rows, range(40), strict=False)]
 
     in_process, worker = first_rows(None), first_rows(30)

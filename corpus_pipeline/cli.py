@@ -101,9 +101,39 @@ def _run_eval(args, config: PipelineConfig) -> int:
     return EXIT_OK
 
 
+class _PandasHidden:
+    """A finder first on sys.meta_path that says pandas is not there (sys.modules["pandas"] = None
+    is not enough: pyarrow's Cython import takes the None for the module)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas":
+            raise ModuleNotFoundError("pandas hidden from pyarrow's probe", name=name)
+        return None
+
+
+def _pyarrow_without_pandas() -> None:
+    """pyarrow converts a Python list only after asking whether pandas is importable, and asking
+    imports it: 0.30 of the 0.75 CPU s a one-document `normalize` process took, for a library no
+    stage uses. Hidden for that one question, pandas is recorded as absent; a later call that needs
+    it (`Table.to_pandas`, pyspark's own imports) still imports it. Not done for a caller's
+    `main(argv)` in its own process, whose pyarrow may be handed pandas objects."""
+    if "pandas" in sys.modules:
+        return
+    import pyarrow
+
+    hidden = _PandasHidden()
+    sys.meta_path.insert(0, hidden)
+    try:
+        pyarrow.array([0])
+    finally:
+        sys.meta_path.remove(hidden)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one verb; every failure is an exit code (exit_codes.py) and one line on stderr."""
 
+    if argv is None:  # this process is the command (console script, python -m, jobs/stage.py)
+        _pyarrow_without_pandas()
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv  # anywhere on the line: `corpus-pipeline run --debug` as well
     args = build_parser().parse_args([a for a in argv if a != "--debug"])

@@ -18,4 +18,4 @@ if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in names:
         print(f"usage: jobs/stage.py STAGE [ARGS...]; STAGE is one of: {', '.join(names)}", file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

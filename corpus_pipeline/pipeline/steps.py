@@ -74,7 +74,7 @@ def train_model(ctx: RunContext) -> StepOutcome:
 
 def report(ctx: RunContext) -> StepOutcome:
     """The HTML report, also (above all) when a gate failed: it says why."""
-    from corpus_pipeline.report import write_report
+    from corpus_pipeline.report.write import write_report
 
     result = write_report(ctx.run_dir, ctx.config, ctx.plan.previous_run)
     alerts = [f"{check.name}: {check.detail}" for check in result.figures.alerts]

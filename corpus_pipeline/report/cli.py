@@ -27,7 +27,7 @@ def register(verbs) -> None:
 
 
 def report_verb(args, config: PipelineConfig) -> int:
-    from corpus_pipeline.report import ReportInputError, write_report
+    from corpus_pipeline.report.write import ReportInputError, write_report
 
     try:
         result = write_report(args.run_dir, config, args.previous, args.output)

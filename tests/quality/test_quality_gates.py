@@ -144,7 +144,7 @@ def test_quality_and_train_classifier_verbs(tmp_path, capsys):
 def test_a_gate_not_measured_shows_as_not_measured_not_passed(tmp_path, capsys):
     """de has no reference vocabulary: its coverage gate does not block, and says so everywhere."""
     from corpus_pipeline.config import PipelineConfig
-    from corpus_pipeline.report import write_report
+    from corpus_pipeline.report.write import write_report
 
     corpus(tmp_path / "run")
     unchecked = ["--set", "decontamination.max_contamination={}"]

@@ -11,7 +11,7 @@ from report_browser import load, load_figures
 from report_run_fixture import config, report_run  # noqa: F401 (a fixture)
 from test_report_truth import fused_run
 
-from corpus_pipeline.report import write_report
+from corpus_pipeline.report.write import write_report
 
 
 def test_the_page_loads_without_console_errors_and_every_plot_shows(report_run, tmp_path):  # noqa: F811

@@ -12,9 +12,9 @@ from corpus_pipeline.config import DiversityConfig
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.embeddings.kmeans import kmeans, normalized_entropy
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.report import write_report
 from corpus_pipeline.report.diversity import CHECK_NAME, group_diversity, sample_groups, share_drift
 from corpus_pipeline.report.run_dir import read_stage
+from corpus_pipeline.report.write import write_report
 
 
 def with_diversity(diversity: DiversityConfig):

@@ -13,8 +13,8 @@ from stage_fixtures import final_corpus, stage_dir
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import DriftBounds
-from corpus_pipeline.report import write_report
 from corpus_pipeline.report.drift import Profile, compare, jensen_shannon_bits
+from corpus_pipeline.report.write import write_report
 
 TOKENS = "token distribution (JSD, bits)"
 

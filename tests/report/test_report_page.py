@@ -13,9 +13,9 @@ from stage_fixtures import stage_dir
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import PiiConfig
-from corpus_pipeline.report import ReportInputError, write_report
 from corpus_pipeline.report.examples import Redactor
 from corpus_pipeline.report.html_page import SECTIONS
+from corpus_pipeline.report.write import ReportInputError, write_report
 
 XHTML = "{http://www.w3.org/1999/xhtml}"
 SVG = "{http://www.w3.org/2000/svg}"

@@ -10,7 +10,7 @@ import stat
 from report_run_fixture import config, report_run  # noqa: F401 (a fixture)
 
 from corpus_pipeline.cli import main
-from corpus_pipeline.report import write_report
+from corpus_pipeline.report.write import write_report
 
 
 def _tree(root):

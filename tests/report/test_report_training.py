@@ -7,7 +7,7 @@ import shutil
 
 from report_run_fixture import config, report_run  # noqa: F401 (a fixture)
 
-from corpus_pipeline.report import write_report
+from corpus_pipeline.report.write import write_report
 from corpus_pipeline.train.events import EventLog
 from corpus_pipeline.train.monitor import Monitor
 

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Protocol
 
 from corpus_pipeline.config import EngineConfig
-from corpus_pipeline.engine.stage_dir import (
+from corpus_pipeline.engine.exec.task_plan import file_identity, plan_file_tasks, plan_part_tasks
+from corpus_pipeline.engine.exec.tasks import Chain, run_chain_task
+from corpus_pipeline.engine.store.stage_dir import (
     KEPT_HERE,
     Location,
     check_output_apart,
@@ -30,10 +32,8 @@ from corpus_pipeline.engine.stage_dir import (
     open_stage_dir,
     read_success,
 )
-from corpus_pipeline.engine.store_protocol import StageStore, StageWork
-from corpus_pipeline.engine.task_output import COMMITTED_DIR, distribute
-from corpus_pipeline.engine.task_plan import file_identity, plan_file_tasks, plan_part_tasks
-from corpus_pipeline.engine.tasks import Chain, run_chain_task
+from corpus_pipeline.engine.store.store_protocol import StageStore, StageWork
+from corpus_pipeline.engine.store.task_output import COMMITTED_DIR, distribute
 from corpus_pipeline.stages.base import DocumentStage, SourceStage, StageRefusedError
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from corpus_pipeline.config import EngineConfig, StorageConfig, TokenizeConfig
 from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR, distribute
+from corpus_pipeline.engine.store.task_output import COMMITTED_DIR, STATS_DIR, distribute
 from corpus_pipeline.mix import encoded_cache
 from corpus_pipeline.mix.corpus import DOCUMENTS_FILE, encode_tasks, read_documents, write_documents, write_left_out
 from corpus_pipeline.mix.encode_part import ENCODED_DIR, EncodeJob, encode_part, encoded_summary

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from corpus_pipeline.config import StorageConfig, TokenizeConfig
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.stage_dir import STATS_FILE, Location, input_parts, read_stage_bytes
+from corpus_pipeline.engine.store.stage_dir import STATS_FILE, Location, input_parts, read_stage_bytes
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_schema

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from corpus_pipeline.config import TrainTokenizerConfig
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.stage_dir import Location, child, input_parts, read_stage_bytes
-from corpus_pipeline.engine.task_output import STATS_DIR
+from corpus_pipeline.engine.store.stage_dir import Location, child, input_parts, read_stage_bytes
+from corpus_pipeline.engine.store.task_output import STATS_DIR
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage, local_files
 from corpus_pipeline.storage.parquet import parquet_schema

@@ -24,8 +24,7 @@ from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.index import read_index
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
 from corpus_pipeline.dedup.repeats import SAME_TEXT, split_repeats
-from corpus_pipeline.engine.exec.spark_read import read_parts
-from corpus_pipeline.engine.exec.spark_write import commit_buckets
+from corpus_pipeline.engine.whole_corpus import commit_buckets, read_parts
 from corpus_pipeline.storage import Storage
 
 _REASON, _KEPT = DecisionColumns.reason, DecisionColumns.kept_id

@@ -23,8 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import xxhash
 
-from corpus_pipeline.engine.exec.task_plan import Task
-from corpus_pipeline.engine.store.task_output import PARQUET_OPTIONS, TaskAttempt
+from corpus_pipeline.engine.whole_corpus import PARQUET_OPTIONS, Task, TaskAttempt
 from corpus_pipeline.tokenize.bpe import load_tokenizer
 from corpus_pipeline.tokenize.encode import DocumentEncoder, decode_text
 from corpus_pipeline.tokenize.shard_task import EMPTY_TEXT, empty_text_detail

@@ -23,8 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.exec.task_plan import part_name
-from corpus_pipeline.engine.store.task_output import PARQUET_OPTIONS, TaskAttempt, task_done
+from corpus_pipeline.engine.whole_corpus import PARQUET_OPTIONS, TaskAttempt, part_name, task_done
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.bpe import tokenizer_from_json

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from corpus_pipeline.engine.exec.spark_read import read_parts
+from corpus_pipeline.engine.whole_corpus import read_parts
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.sample import SAMPLE_MODULUS, UNKNOWN_LANGUAGE, SamplePlan
 from corpus_pipeline.tokenize.shard_task import TokenizeJob, arrow_rows, write_buckets

@@ -290,6 +290,14 @@ def distribute(stage_works: dict[str, Path], chain_work: Path, task_name: str) -
     shutil.rmtree(committed)
 
 
+def settle_committed(stage: str, work: Path) -> None:
+    """Distribute every task committed into `work`, the directory a stage's tasks share (a global
+    stage's local work), in name order: what the lifecycle does once the stage's run returns, and
+    what a stage whose later tasks read the earlier ones' files (mix) does between its steps."""
+    for committed in sorted((work / COMMITTED_DIR).glob("*")):
+        distribute({stage: work}, work, committed.name)
+
+
 def _move(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     os.replace(source, target)

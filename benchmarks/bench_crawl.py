@@ -28,7 +28,7 @@ from cpu_monitor import CpuMonitor
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.demo.server import DemoServer
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 
 CONCURRENCY_PER_DOMAIN = 8

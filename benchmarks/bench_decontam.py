@@ -39,7 +39,7 @@ from peer_env import PeerEnvError, ensure_peer_env, run_peer
 from corpus_pipeline.config import DecontaminationConfig, EvalSetConfig, PipelineConfig
 from corpus_pipeline.decontam.evaluate import humaneval_items
 from corpus_pipeline.decontam.stage import DecontaminateStage
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.stats import StageStats
@@ -196,8 +196,8 @@ def _memory_in_fresh_processes(count: int, work: Path) -> list[dict]:
 
 def _spark_seconds(input_dir: Path, work: Path, config: PipelineConfig, docs: int) -> float:
     from corpus_pipeline.config import SparkConfig
-    from corpus_pipeline.engine.session import get_spark
-    from corpus_pipeline.engine.spark import SparkExecutor
+    from corpus_pipeline.engine.exec.session import get_spark
+    from corpus_pipeline.engine.exec.spark import SparkExecutor
 
     conf = {"spark.ui.showConsoleProgress": "false"}
     spark = get_spark(SparkConfig(master="local[2]", app_name="bench-decontam", conf=conf))

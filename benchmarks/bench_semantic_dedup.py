@@ -33,7 +33,7 @@ from corpus_pipeline.dedup.paraphrase import KINDS, plant_paraphrases, sentences
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.embeddings.stage import EmbeddingsStage
 from corpus_pipeline.embeddings.vectors import EMBEDDED_SCHEMA
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.stats import StageStats
 

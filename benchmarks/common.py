@@ -282,7 +282,7 @@ class Context:
     def spark(self, master: str = "local[2]"):
         """A fresh SparkSession, its start-up timed apart from the measured work."""
         from corpus_pipeline.config import SparkConfig
-        from corpus_pipeline.engine.session import get_spark
+        from corpus_pipeline.engine.exec.session import get_spark
 
         started = time.perf_counter()
         config = SparkConfig(

@@ -36,8 +36,8 @@ from corpus_pipeline.dedup import plant
 from corpus_pipeline.dedup.plant import edited_copy
 from corpus_pipeline.dedup.shingles import normalize_for_hashing, uses_characters
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
-from corpus_pipeline.engine.stage_dir import KEPT_HERE, SUCCESS
-from corpus_pipeline.engine.task_plan import part_name
+from corpus_pipeline.engine.exec.task_plan import part_name
+from corpus_pipeline.engine.store.stage_dir import KEPT_HERE, SUCCESS
 
 WEB_DOCS = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "dedup" / "web_docs.jsonl"
 PLANTED_SHARE = 0.1

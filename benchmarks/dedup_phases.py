@@ -27,8 +27,8 @@ from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.dedup.components import connected_components
 from corpus_pipeline.dedup.decisions import _similarities, candidate_pairs
 from corpus_pipeline.dedup.lsh import bands_and_rows
-from corpus_pipeline.engine.spark import spark_schema
-from corpus_pipeline.engine.stage_dir import input_parts
+from corpus_pipeline.engine.exec.spark import spark_schema
+from corpus_pipeline.engine.store.stage_dir import input_parts
 from corpus_pipeline.storage import Storage
 
 

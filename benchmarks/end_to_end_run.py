@@ -35,7 +35,7 @@ def fused_with(output: Path | None) -> list[str]:
 
 def one_run(config_path: str, runner: str, run_dir: Path) -> dict:
     from corpus_pipeline.config import load_config
-    from corpus_pipeline.engine.session import get_spark
+    from corpus_pipeline.engine.exec.session import get_spark
     from corpus_pipeline.pipeline.context import RunPlan
     from corpus_pipeline.pipeline.runner import SUCCEEDED, run_pipeline
 

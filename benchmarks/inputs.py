@@ -17,7 +17,7 @@ from common import PAGES_WARC
 from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 
 WARC_PARTS = 8

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.task_plan import Task, part_name
+from corpus_pipeline.engine.exec.task_plan import Task, part_name
 from corpus_pipeline.mix.corpus import DOCUMENTS_FILE, read_documents, write_documents
 from corpus_pipeline.mix.encode_part import ENCODED_DIR, META_SCHEMA
 from corpus_pipeline.mix.plan import plan_mix

@@ -4,7 +4,7 @@ Column names follow FineWeb/datatrove so `datasets.load_dataset("parquet", ...)`
 expect (`id, text, url, date, dump, file_path, language, language_score, token_count`). Provenance
 columns let a document be traced back to the exact WARC record it came from. Stages append typed
 signal columns (`STAGE.output_fields`); the Spark schema is derived from the Arrow one
-(`engine/spark.py: spark_schema`), never written by hand.
+(`engine/exec/spark.py: spark_schema`), never written by hand.
 """
 
 from __future__ import annotations

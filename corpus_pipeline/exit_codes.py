@@ -42,7 +42,7 @@ def _refusal_types() -> tuple[type[BaseException], ...]:
     # Imported when a verb failed: `corpus-pipeline --help` loads none of these rooms.
     from corpus_pipeline.config import ConfigError
     from corpus_pipeline.decontam.eval_sets import EvalSetError
-    from corpus_pipeline.engine.stage_dir import MissingInputError
+    from corpus_pipeline.engine.store.stage_dir import MissingInputError
     from corpus_pipeline.mix.plan import MixTargetsError
     from corpus_pipeline.storage import StorageAccessError
     from corpus_pipeline.storage.errors import OutputRefusedError

@@ -22,9 +22,16 @@ from dataclasses import dataclass, field
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine import registry
-from corpus_pipeline.engine.layout import KEPT_HERE, SUCCESS
 from corpus_pipeline.engine.registry import StageSpec
-from corpus_pipeline.engine.stage_dir import Location, MissingInputError, child, input_parts, location, read_success
+from corpus_pipeline.engine.store.layout import KEPT_HERE, SUCCESS
+from corpus_pipeline.engine.store.stage_dir import (
+    Location,
+    MissingInputError,
+    child,
+    input_parts,
+    location,
+    read_success,
+)
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_metadata
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import os
 
-from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DIR, WORK
+from corpus_pipeline.engine.store.layout import ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DIR, WORK
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.listing import has_suffix, is_paths_listing, matching_files, paths_listing
 from corpus_pipeline.storage.locations import absolute

@@ -16,8 +16,8 @@ from pathlib import Path
 from corpus_pipeline.cli_options import add_many, add_runner_options
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.engine.registry import STAGES, StageSpec
-from corpus_pipeline.engine.stage_dir import Location, MissingInputError, child, location, read_success
 from corpus_pipeline.engine.stage_order import previous_documents_stage
+from corpus_pipeline.engine.store.stage_dir import Location, MissingInputError, child, location, read_success
 from corpus_pipeline.failures import UsageError
 from corpus_pipeline.ingest.formats import formats_text
 from corpus_pipeline.storage import Storage

@@ -112,7 +112,7 @@ def spark():
     ~8 s without."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from corpus_pipeline.config import SparkConfig
-    from corpus_pipeline.engine.session import get_spark
+    from corpus_pipeline.engine.exec.session import get_spark
 
     config = SparkConfig(
         master="local[2]",
@@ -126,11 +126,11 @@ def spark():
 
 
 def _class_archive_written(config) -> None:
-    """The driver JVM's class archive (engine/jvm_archive.py) written by a short session in a child
+    """The driver JVM's class archive (engine/exec/jvm_archive.py) written by a short session in a child
     process, before this session starts: the session that writes it does so at its JVM's exit, which
     for this one is the end of the run, so every JVM of the suite (this one, the CLI runs in child
     processes) would start without it. With it written, each maps it (a fresh machine: CI)."""
-    code = "import sys; from corpus_pipeline.config import SparkConfig; from corpus_pipeline.engine.session "
+    code = "import sys; from corpus_pipeline.config import SparkConfig; from corpus_pipeline.engine.exec.session "
     code += "import get_spark; get_spark(SparkConfig.model_validate_json(sys.argv[1])).stop()"
     subprocess.run([sys.executable, "-c", code, config.model_dump_json()], capture_output=True, timeout=600)
 

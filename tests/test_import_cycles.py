@@ -101,7 +101,7 @@ def test_the_checker_finds_a_cycle_and_its_members():
 def test_the_graph_resolves_from_imports_to_modules():
     graph = import_graph()
     assert "corpus_pipeline.engine.registry" in graph["corpus_pipeline.pipeline.steps"]
-    assert "corpus_pipeline.report.html_page" in graph["corpus_pipeline.report"]
+    assert "corpus_pipeline.report.html_page" in graph["corpus_pipeline.report.write"]
 
 
 def test_corpus_pipeline_has_no_import_cycle():

@@ -23,9 +23,14 @@ from test_import_cycles import PACKAGE_ROOT, cycles, import_graph
 
 ALLOWED = {
     # config builds PipelineConfig from the registry (engine/registry.py, which imports nothing of
-    # the project); gone when the registry leaves engine/ (issue 35's split of engine/ by job).
+    # the project); gone when the registry leaves engine/ (it stays there while the Makefile runs it
+    # as a script by that path).
     ("config", "engine"),
 }
+# engine/'s own floors, bottom up: the store (a stage directory's lifecycle) imports nothing else of
+# engine/, the executors only the store; registry, lifecycle and run stand above both. A nested
+# package is part of its room above (engine.store is the room engine); these floors are inside it.
+ENGINE_FLOORS = ("store", "exec")
 
 
 def room(module: str) -> str:
@@ -70,6 +75,32 @@ def test_no_two_packages_import_each_other_but_the_listed_ones():
     pairs = mutual_pairs(room_imports(import_graph()))
     assert pairs - ALLOWED == set(), "new packages that import each other"
     assert ALLOWED - pairs == set(), "no longer import each other: leave them out of ALLOWED"
+
+
+def engine_floor(module: str) -> int:
+    """A module's floor inside engine/: 0 for store, 1 for exec, 2 for the rest of engine/."""
+    name = module.removeprefix("corpus_pipeline.engine.")
+    return next((i for i, floor in enumerate(ENGINE_FLOORS) if name.split(".")[0] == floor), len(ENGINE_FLOORS))
+
+
+def upward_engine_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    inside = [m for m in graph if m.startswith("corpus_pipeline.engine.")]
+    return sorted(
+        (module, target)
+        for module in inside
+        for target in graph[module]
+        if target.startswith("corpus_pipeline.engine.") and engine_floor(target) > engine_floor(module)
+    )
+
+
+def test_the_engine_floors_import_down_only():
+    graph = {"corpus_pipeline.engine.store.a": {"corpus_pipeline.engine.exec.b", "corpus_pipeline.engine.store.c"}}
+    graph |= {"corpus_pipeline.engine.exec.b": {"corpus_pipeline.engine.store.c", "corpus_pipeline.engine.run"}}
+    assert upward_engine_imports(graph) == [
+        ("corpus_pipeline.engine.exec.b", "corpus_pipeline.engine.run"),
+        ("corpus_pipeline.engine.store.a", "corpus_pipeline.engine.exec.b"),
+    ]
+    assert upward_engine_imports(import_graph()) == []
 
 
 if __name__ == "__main__":

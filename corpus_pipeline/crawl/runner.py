@@ -9,7 +9,7 @@ skipped):
     _stats.json, _SUCCESS
 Each task is one `python -m corpus_pipeline.crawl.worker` process (scrapy's reactor cannot restart)
 writing into an attempt directory of its own, committed with one rename like every task
-(engine/task_output.py): a retry or a `spark.speculation` copy never mixes its WARC files with
+(engine/store/task_output.py): a retry or a `spark.speculation` copy never mixes its WARC files with
 another attempt's, and the first attempt to finish wins.
 """
 
@@ -24,8 +24,8 @@ from pathlib import Path
 from corpus_pipeline.config import CrawlConfig
 from corpus_pipeline.crawl.seeds import url_domain
 from corpus_pipeline.crawl.stats import STAGE
-from corpus_pipeline.engine.task_output import STATS_DIR, TaskAttempt, task_done
-from corpus_pipeline.engine.task_plan import part_name
+from corpus_pipeline.engine.exec.task_plan import part_name
+from corpus_pipeline.engine.store.task_output import STATS_DIR, TaskAttempt, task_done
 from corpus_pipeline.stats import StageStats
 
 WARC_DIR = "warc"

@@ -15,8 +15,8 @@ from corpus_pipeline.crawl.previous import load_validators
 from corpus_pipeline.crawl.runner import run_task_process, seed_stats, task_specs
 from corpus_pipeline.crawl.seeds import partition_by_domain, read_seeds
 from corpus_pipeline.crawl.stats import STAGE
+from corpus_pipeline.engine.exec.task_plan import file_identity
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.task_plan import file_identity
 from corpus_pipeline.storage import Storage
 
 

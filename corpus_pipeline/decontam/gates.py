@@ -13,7 +13,7 @@ import json
 
 from corpus_pipeline.config import DecontaminationConfig
 from corpus_pipeline.decontam.record import SetSummary, set_summaries
-from corpus_pipeline.engine.stage_dir import STATS_FILE, Location, read_stage_bytes, stage_file
+from corpus_pipeline.engine.store.stage_dir import STATS_FILE, Location, read_stage_bytes, stage_file
 from corpus_pipeline.gates import Gate, GateFindings, GateInputs
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage

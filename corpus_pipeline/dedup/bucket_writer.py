@@ -14,9 +14,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from corpus_pipeline.dedup.chain import DecisionColumns
-from corpus_pipeline.engine.task_output import TaskAttempt, commit_task, task_done
-from corpus_pipeline.engine.task_plan import part_name
-from corpus_pipeline.engine.tasks import split_verdicts, table_text_bytes
+from corpus_pipeline.engine.whole_corpus import (
+    TaskAttempt,
+    commit_task,
+    part_name,
+    split_verdicts,
+    table_text_bytes,
+    task_done,
+)
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 

@@ -26,7 +26,7 @@ from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates
 from corpus_pipeline.dedup.paragraph_job import remove_repeated_paragraphs
 from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates
 from corpus_pipeline.dedup.small_decisions import IN_INDEX, SEMANTIC_COLUMNS, decision_order, method_duplicates
-from corpus_pipeline.engine.spark import spark_schema
+from corpus_pipeline.engine.whole_corpus import spark_schema
 
 _REPRESENTATIVE = "_representative"
 _FOUND_SCHEMA = pa.schema([("id", pa.string()), ("kept_id", pa.string()), ("reason", pa.string())])

@@ -21,7 +21,7 @@ EXIT_OK = 0
 
 def run_dedup_eval(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.dedup.evaluate import evaluate_dedup, load_jsonl
-    from corpus_pipeline.engine.session import get_spark
+    from corpus_pipeline.engine.exec.session import get_spark
 
     spark = get_spark(config.spark)
     report = evaluate_dedup(load_jsonl(args.docs), config, spark, args.plant, args.plant_share, work=args.work)

@@ -13,7 +13,7 @@ from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import BAND_SCHEMA, SIMILARITY_SCHEMA, band_batch, similarity_batch
 from corpus_pipeline.dedup.components import connected_components
 from corpus_pipeline.dedup.lsh import bands_and_rows
-from corpus_pipeline.engine.spark import spark_schema
+from corpus_pipeline.engine.whole_corpus import spark_schema
 
 
 def _ordered(order: list[tuple[str, str]]):

@@ -42,9 +42,9 @@ from corpus_pipeline.dedup.driver_paragraphs import Cleaning, remove_repeated_pa
 from corpus_pipeline.dedup.id_buckets import bucket_identity, row_order
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
 from corpus_pipeline.dedup.small_decisions import IN_INDEX, decision_order, method_duplicates
-from corpus_pipeline.engine.stage_dir import Location
-from corpus_pipeline.engine.tasks import conform
+from corpus_pipeline.engine.whole_corpus import conform
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import Location
 from corpus_pipeline.storage.parquet import columns_present, open_parquet
 
 COLUMNS = DecisionColumns()

@@ -142,8 +142,8 @@ def evaluate_dedup(
     """Run the dedup stage once per configured method, then the whole chain, and score each; with a
     seed, an edited copy of a `share` of the documents is planted first. `work`: the verb's
     (failures.Work), marked when the first task starts."""
+    from corpus_pipeline.engine.exec.spark import SparkExecutor
     from corpus_pipeline.engine.run import run_stage
-    from corpus_pipeline.engine.spark import SparkExecutor
 
     planted = plant_copies(docs, seed, share) if seed is not None else []
     family = {doc["id"]: doc["id"] for doc in docs} | {p.copy["id"]: p.original_id for p in planted}

@@ -25,12 +25,20 @@ from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.dedup.id_buckets import bucket_identity, id_bucket
 from corpus_pipeline.document import DOCUMENT_SCHEMA
-from corpus_pipeline.engine.layout import WORK
-from corpus_pipeline.engine.lifecycle import Executor, GlobalStage, run_global
-from corpus_pipeline.engine.stage_dir import SUCCESS, Location, child, input_parts, location, read_success
-from corpus_pipeline.engine.task_output import commit_task, task_done
-from corpus_pipeline.engine.task_plan import part_name
+from corpus_pipeline.engine.whole_corpus import (
+    SUCCESS,
+    WORK,
+    Executor,
+    GlobalStage,
+    commit_task,
+    input_parts,
+    part_name,
+    read_success,
+    run_global,
+    task_done,
+)
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import Location, child, location
 from corpus_pipeline.storage.parquet import open_parquet
 
 INDEX_ID_PREFIX = "index:"
@@ -105,9 +113,7 @@ class IndexPublishStage(GlobalStage):
     def _sign_on_spark(self, parts: list[str], work, spark) -> None:
         from pyspark.sql import functions as F
 
-        from corpus_pipeline.engine.spark import spark_schema
-        from corpus_pipeline.engine.spark_read import read_parts
-        from corpus_pipeline.engine.spark_write import write_parts
+        from corpus_pipeline.engine.whole_corpus import read_parts, spark_schema, write_parts
 
         docs = read_parts(spark, parts, DOCUMENT_SCHEMA, work.storage, _SIGNED_COLUMNS)
         config = self.config
@@ -120,7 +126,7 @@ class IndexPublishStage(GlobalStage):
     def _sign_in_process(self, parts: list[str], work) -> None:
         """The Spark job's parts without a JVM (`--runner local`): the same buckets (Spark's hash of
         the prefixed id, one per input part), each sorted by every column, committed as its task."""
-        from corpus_pipeline.engine.spark_write import keep_all
+        from corpus_pipeline.engine.whole_corpus import keep_all
 
         signed = []
         for part in parts:
@@ -181,7 +187,7 @@ def index_parts(index_dir: Location, config: DedupConfig, storage: Storage) -> l
 def read_index(index_dir: Location, config: DedupConfig, spark, storage: Storage):
     """(id, exact_hash, signature, simhash) of every published document as a DataFrame, or None
     for an empty index."""
-    from corpus_pipeline.engine.spark_read import read_parts
+    from corpus_pipeline.engine.whole_corpus import read_parts
 
     parts = index_parts(index_dir, config, storage)
     return read_parts(spark, parts, INDEX_SCHEMA, storage) if parts else None

@@ -21,7 +21,7 @@ from corpus_pipeline.dedup.paragraph_batches import (
     cleaned_batch,
     paragraph_hash_batch,
 )
-from corpus_pipeline.engine.spark import spark_schema
+from corpus_pipeline.engine.whole_corpus import spark_schema
 
 
 def repeated_paragraphs(docs: DataFrame, min_documents: int) -> DataFrame:

@@ -24,8 +24,7 @@ from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.index import read_index
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
 from corpus_pipeline.dedup.repeats import SAME_TEXT, split_repeats
-from corpus_pipeline.engine.spark_read import read_parts
-from corpus_pipeline.engine.spark_write import commit_buckets
+from corpus_pipeline.engine.whole_corpus import commit_buckets, read_parts
 from corpus_pipeline.storage import Storage
 
 _REASON, _KEPT = DecisionColumns.reason, DecisionColumns.kept_id
@@ -94,6 +93,6 @@ def write_spark_buckets(
     """Bucket = Murmur3(id) mod n, the hash Spark's own repartition(n, "id") uses, carried as a
     column: adaptive execution may coalesce shuffle partitions (4 became 1 on a small input), so a
     partition number is never taken for a bucket. A partition writes each bucket it holds, through
-    the one bucket commit of every Spark stage (engine/spark_write.commit_buckets)."""
+    the one bucket commit of every Spark stage (engine/exec/spark_write.commit_buckets)."""
     fill = partial(fill_bucket, columns=columns, schema=schema)
     commit_buckets(decided, work, buckets, storage, fill, row_order(decided.columns), column=BUCKET_COLUMN)

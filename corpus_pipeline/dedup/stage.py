@@ -27,9 +27,9 @@ from corpus_pipeline.dedup.bucket_writer import STAGE_NAME
 from corpus_pipeline.dedup.chain import CLUSTER_FIELDS
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN
-from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.stage_dir import Location, input_parts, location
+from corpus_pipeline.engine.whole_corpus import Executor, GlobalStage, input_parts
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import Location, location
 from corpus_pipeline.storage.parquet import parquet_schema
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from corpus_pipeline.document import DOCUMENT_SCHEMA
-from corpus_pipeline.engine.publish import publish_rows
+from corpus_pipeline.engine.whole_corpus import publish_rows
 
 
 def write_documents_stage(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from corpus_pipeline.engine.registry import STAGES, StageSpec
-from corpus_pipeline.engine.stage_dir import Location, MissingInputError, input_parts
+from corpus_pipeline.engine.store.stage_dir import Location, MissingInputError, input_parts
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_metadata
 

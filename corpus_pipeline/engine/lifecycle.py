@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Protocol
 
 from corpus_pipeline.config import EngineConfig
-from corpus_pipeline.engine.stage_dir import (
+from corpus_pipeline.engine.exec.task_plan import file_identity, plan_file_tasks, plan_part_tasks
+from corpus_pipeline.engine.exec.tasks import Chain, run_chain_task
+from corpus_pipeline.engine.store.stage_dir import (
     KEPT_HERE,
     Location,
     check_output_apart,
@@ -30,10 +32,8 @@ from corpus_pipeline.engine.stage_dir import (
     open_stage_dir,
     read_success,
 )
-from corpus_pipeline.engine.store_protocol import StageStore, StageWork
-from corpus_pipeline.engine.task_output import COMMITTED_DIR, distribute
-from corpus_pipeline.engine.task_plan import file_identity, plan_file_tasks, plan_part_tasks
-from corpus_pipeline.engine.tasks import Chain, run_chain_task
+from corpus_pipeline.engine.store.store_protocol import StageStore, StageWork
+from corpus_pipeline.engine.store.task_output import settle_committed
 from corpus_pipeline.stages.base import DocumentStage, SourceStage, StageRefusedError
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
@@ -258,8 +258,8 @@ def run_global(
                 stage_dir.abandon(work)
             raise
         local = work.local_dir(stage.name) if stage_dir.tasks_share_work or stage.uses_local_dir else None
-        for committed in sorted((local / COMMITTED_DIR).glob("*")) if local is not None else []:
-            distribute({stage.name: local}, local, committed.name)
+        if local is not None:
+            settle_committed(stage.name, local)
         stage.finish(work)
         stats = stage_dir.finish(stage.name, time.perf_counter() - started, work=work, **marker)
         return StageResult(output, stats, skipped=False)

@@ -11,10 +11,10 @@ from pathlib import Path
 import pyarrow as pa
 
 from corpus_pipeline.document import DOCUMENT_SCHEMA
-from corpus_pipeline.engine.stage_dir import fingerprint, open_stage_dir
-from corpus_pipeline.engine.task_output import TaskAttempt, distribute
-from corpus_pipeline.engine.task_plan import part_name
-from corpus_pipeline.engine.tasks import split_verdicts, table_text_bytes
+from corpus_pipeline.engine.exec.task_plan import part_name
+from corpus_pipeline.engine.exec.tasks import split_verdicts, table_text_bytes
+from corpus_pipeline.engine.store.stage_dir import fingerprint, open_stage_dir
+from corpus_pipeline.engine.store.task_output import TaskAttempt, distribute
 from corpus_pipeline.stages.base import Drop
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage

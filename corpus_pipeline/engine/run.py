@@ -22,7 +22,7 @@ from corpus_pipeline.engine.lifecycle import (
     run_global,
 )
 from corpus_pipeline.engine.registry import StageSpec, resolve, stage_spec
-from corpus_pipeline.engine.stage_dir import check_output_apart, location
+from corpus_pipeline.engine.store.stage_dir import check_output_apart, location
 from corpus_pipeline.failures import Work
 from corpus_pipeline.stages.base import SourceStage
 from corpus_pipeline.storage import Storage
@@ -31,12 +31,12 @@ from corpus_pipeline.storage import Storage
 def make_executor(config: PipelineConfig, runner: str, work: Work | None = None) -> Executor:
     """The executor of `runner`; it marks `work` (the verb's) when its first task starts."""
     if runner == "local":
-        from corpus_pipeline.engine.local import LocalExecutor
+        from corpus_pipeline.engine.exec.local import LocalExecutor
 
         return LocalExecutor(config.spark, config.engine.progress_seconds, work)
     if runner == "spark":
-        from corpus_pipeline.engine.session import get_spark
-        from corpus_pipeline.engine.spark import SparkExecutor
+        from corpus_pipeline.engine.exec.session import get_spark
+        from corpus_pipeline.engine.exec.spark import SparkExecutor
 
         return SparkExecutor(get_spark(config.spark), work)
     raise ValueError(f"unknown runner {runner!r}: expected one of {', '.join(RUNNERS)}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from corpus_pipeline.cli_options import add_config_options
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.registry import STAGES
-from corpus_pipeline.engine.stage_dir import (
+from corpus_pipeline.engine.store.stage_dir import (
     Location,
     MissingInputError,
     child,

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from corpus_pipeline.document import DOCUMENT_SCHEMA
-from corpus_pipeline.engine.stage_dir import Location, MissingInputError, input_parts, read_success, stage_file
+from corpus_pipeline.engine.store.stage_dir import Location, MissingInputError, input_parts, read_success, stage_file
 from corpus_pipeline.storage import Storage
 
 MIX_DOCUMENTS = "documents.parquet"

@@ -27,7 +27,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.stage_dir import Location, child
+from corpus_pipeline.engine.store.stage_dir import Location, child
 from corpus_pipeline.export.card import CardFigures
 from corpus_pipeline.export.documents import StageDocuments
 from corpus_pipeline.storage import Storage

@@ -17,9 +17,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.stage_dir import input_parts, read_success
-from corpus_pipeline.engine.task_output import PARQUET_OPTIONS, REJECTED_DIR
-from corpus_pipeline.engine.task_plan import Task, part_name, plan_part_tasks
+from corpus_pipeline.engine.whole_corpus import (
+    PARQUET_OPTIONS,
+    REJECTED_DIR,
+    Task,
+    input_parts,
+    part_name,
+    plan_part_tasks,
+    read_success,
+)
 from corpus_pipeline.mix.encode_part import ENCODED_DIR, REJECTED_SCHEMA
 from corpus_pipeline.mix.plan import Documents, MixPlan
 from corpus_pipeline.stats import StageStats

@@ -1,7 +1,7 @@
 """Mix's first pass: one task per slice of an input (whole row groups of one part, as document stages
 cut them) encodes its documents once, into a flat token file and a table of what planning needs.
 
-Files of task part-N, committed with one rename (engine/task_output.py), moved into the work directory:
+Files of task part-N, committed with one rename (engine/store/task_output.py), moved into the work directory:
     _encoded/part-N.tokens     every document's text tokens back to back (the shards' dtype, no EOD)
     _encoded/part-N.parquet    id, source, domain, language, weight, text_tokens, offset, text_bytes, key
     _encoded/part-N.json       the task's identity and counts (written last: the task is done)
@@ -23,8 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import xxhash
 
-from corpus_pipeline.engine.task_output import PARQUET_OPTIONS, TaskAttempt
-from corpus_pipeline.engine.task_plan import Task
+from corpus_pipeline.engine.whole_corpus import PARQUET_OPTIONS, Task, TaskAttempt
 from corpus_pipeline.tokenize.bpe import load_tokenizer
 from corpus_pipeline.tokenize.encode import DocumentEncoder, decode_text
 from corpus_pipeline.tokenize.shard_task import EMPTY_TEXT, empty_text_detail

@@ -23,8 +23,7 @@ import json
 import re
 from pathlib import Path
 
-from corpus_pipeline.engine.task_output import REJECTED_DIR
-from corpus_pipeline.engine.task_plan import Task
+from corpus_pipeline.engine.whole_corpus import REJECTED_DIR, Task
 from corpus_pipeline.mix.encode_part import ENCODED_DIR, EncodeJob
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import Location, child

@@ -26,8 +26,7 @@ import pyarrow.compute as pc
 
 from corpus_pipeline.config import EngineConfig, StorageConfig, TokenizeConfig
 from corpus_pipeline.config.mix import MixConfig
-from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR, distribute
+from corpus_pipeline.engine.whole_corpus import STATS_DIR, Executor, GlobalStage, settle_committed
 from corpus_pipeline.mix import encoded_cache
 from corpus_pipeline.mix.corpus import DOCUMENTS_FILE, encode_tasks, read_documents, write_documents, write_left_out
 from corpus_pipeline.mix.encode_part import ENCODED_DIR, EncodeJob, encode_part, encoded_summary
@@ -92,7 +91,7 @@ class MixStage(GlobalStage):
         weights = self.config.weight_columns()
         options = {c: _WEIGHT_OPTIONS.get(c, "mix.quality_tiers") for c in weights}
         tasks = encode_tasks(inputs, self.engine.task_rows, options, storage)
-        _distribute_committed(work)
+        settle_committed(STAGE, work)
         job = EncodeJob(
             work=str(work),
             tokenizer_path=str(vocabulary.path),
@@ -111,7 +110,7 @@ class MixStage(GlobalStage):
             cores = executor.session().sparkContext.defaultParallelism
             job = replace(job, threads=self.tokenize.threads_per_task or threads_per_task(cores, len(todo)))
         executor.map_tasks(partial(encode_part, job), todo, "mix: encode")
-        _distribute_committed(work)
+        settle_committed(STAGE, work)
         cached = {t.name for t in tasks if encoded_cache.restored(work, t.name)}
         if self.encoded_cache is not None:
             for task in tasks:
@@ -127,7 +126,7 @@ class MixStage(GlobalStage):
         todo = [t for t in shard_tasks if (shard_summary(work, t.name) or {}).get("identity") != t.identity]
         shard_job = ShardJob(str(work), vocabulary.dtype.name, vocabulary.eod_id, tuple(t.name for t in tasks))
         executor.map_tasks(partial(write_shard, shard_job), todo, "mix: write shards")
-        _distribute_committed(work)
+        settle_committed(STAGE, work)
         self._finishing = (vocabulary, plan, [t.name for t in shard_tasks])
         return {"inputs": [str(path) for path in inputs]}
 
@@ -191,11 +190,6 @@ class MixStage(GlobalStage):
         write_manifest(work, manifest)
         for scratch in (ENCODED_DIR, PLAN_DIR):
             shutil.rmtree(work / scratch, ignore_errors=True)
-
-
-def _distribute_committed(work: Path) -> None:
-    for committed in sorted((work / COMMITTED_DIR).glob("*")):
-        distribute({STAGE: work}, work, committed.name)
 
 
 def write_plan(work: Path, table, plan: MixPlan, prefix: str) -> list[ShardTask]:

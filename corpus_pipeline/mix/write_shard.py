@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus_pipeline.engine.task_output import TaskAttempt
+from corpus_pipeline.engine.whole_corpus import TaskAttempt
 from corpus_pipeline.mix.encode_part import ENCODED_DIR
 from corpus_pipeline.tokenize.indexed_dataset import ShardFile, ShardWriter
 from corpus_pipeline.tokenize.shard_task import SHARDS_DIR

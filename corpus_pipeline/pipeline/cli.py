@@ -9,7 +9,7 @@ import sys
 from corpus_pipeline import exit_codes
 from corpus_pipeline.cli_options import add_runner_options
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.stage_dir import location
+from corpus_pipeline.engine.store.stage_dir import location
 
 
 def _log(line: str) -> None:

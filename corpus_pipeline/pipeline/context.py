@@ -11,8 +11,8 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.config.pipeline import SourceConfig
 from corpus_pipeline.engine.lifecycle import Executor, StageResult
 from corpus_pipeline.engine.source_configs import INGEST_KINDS, SOURCES_DIR, source_config, with_source_priority
-from corpus_pipeline.engine.stage_dir import Location, child, location
 from corpus_pipeline.engine.stage_order import opted_out
+from corpus_pipeline.engine.store.stage_dir import Location, child, location
 from corpus_pipeline.failures import Work
 from corpus_pipeline.stats import StageStats
 

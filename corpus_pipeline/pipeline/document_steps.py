@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 from corpus_pipeline.engine.registry import resolve, stage_spec
 from corpus_pipeline.engine.run import run_fused
-from corpus_pipeline.engine.stage_dir import Location, child
 from corpus_pipeline.engine.stage_order import fused_run, opted_out
+from corpus_pipeline.engine.store.stage_dir import Location, child
 from corpus_pipeline.pipeline.context import RunContext, StepOutcome
 
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pyarrow.parquet as pq
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
-from corpus_pipeline.engine.stage_dir import Location, stage_files
-from corpus_pipeline.engine.task_output import REJECTED_DIR
+from corpus_pipeline.engine.store.stage_dir import Location, stage_files
+from corpus_pipeline.engine.store.task_output import REJECTED_DIR
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import known_missing
 

@@ -37,9 +37,9 @@ from functools import partial
 
 from corpus_pipeline import exit_codes, failures
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.layout import RUN_RECORD
-from corpus_pipeline.engine.stage_dir import Location, child, location
-from corpus_pipeline.engine.task_plan import file_identity
+from corpus_pipeline.engine.exec.task_plan import file_identity
+from corpus_pipeline.engine.store.layout import RUN_RECORD
+from corpus_pipeline.engine.store.stage_dir import Location, child, location
 from corpus_pipeline.failures import RunRefused
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline.input_files import list_crawl_files

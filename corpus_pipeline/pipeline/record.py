@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from corpus_pipeline.engine.layout import RUN_RECORD
-from corpus_pipeline.engine.stage_dir import Location, child
+from corpus_pipeline.engine.store.layout import RUN_RECORD
+from corpus_pipeline.engine.store.stage_dir import Location, child
 from corpus_pipeline.pipeline.context import RunPlan, StepOutcome
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.json_files import read_json, write_json

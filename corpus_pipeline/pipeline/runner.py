@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from corpus_pipeline import exit_codes
-from corpus_pipeline.engine.output_guard import check_output_apart, refuse_foreign
 from corpus_pipeline.engine.registry import STAGES
-from corpus_pipeline.engine.stage_dir import child, location
+from corpus_pipeline.engine.store.output_guard import check_output_apart, refuse_foreign
+from corpus_pipeline.engine.store.stage_dir import child, location
 from corpus_pipeline.failures import StepFailed
 from corpus_pipeline.pipeline.conservation import check_seam, conservation_summary, sources_kept
 from corpus_pipeline.pipeline.context import RunContext, RunPlan, Step, StepOutcome

@@ -4,7 +4,7 @@ the same achieved shares the report shows."""
 
 from __future__ import annotations
 
-from corpus_pipeline.engine.stage_dir import Location
+from corpus_pipeline.engine.store.stage_dir import Location
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.manifest import read_manifest
 

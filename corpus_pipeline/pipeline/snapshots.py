@@ -27,7 +27,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from corpus_pipeline.engine.stage_dir import SUCCESS, Location, child, stage_files
+from corpus_pipeline.engine.store.stage_dir import SUCCESS, Location, child, stage_files
 from corpus_pipeline.pipeline.record import utc_now
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.json_files import read_json, write_json

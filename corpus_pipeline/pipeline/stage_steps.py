@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from corpus_pipeline.engine.registry import stage_spec
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.stage_dir import location, stage_files
+from corpus_pipeline.engine.store.stage_dir import location, stage_files
 from corpus_pipeline.inputs import expand_crawl_inputs, name_skipped_crawl_files
 from corpus_pipeline.pipeline.context import RunContext, StepOutcome
 from corpus_pipeline.pipeline.document_steps import run_fused_from, stage_dir_of

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from corpus_pipeline.engine import registry
 from corpus_pipeline.engine.registry import StageSpec, resolve
-from corpus_pipeline.engine.stage_dir import child
+from corpus_pipeline.engine.store.stage_dir import child
 from corpus_pipeline.pipeline.context import RunContext, Step, StepOutcome
 from corpus_pipeline.pipeline.document_steps import document_step
 from corpus_pipeline.storage import Storage

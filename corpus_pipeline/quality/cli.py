@@ -19,7 +19,7 @@ from pathlib import Path
 
 from corpus_pipeline.cli_options import add_config_options, add_many
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.stage_dir import location
+from corpus_pipeline.engine.store.stage_dir import location
 
 EXIT_OK, EXIT_FAILED = 0, 1
 

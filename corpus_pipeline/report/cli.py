@@ -11,7 +11,7 @@ from pathlib import Path
 
 from corpus_pipeline.cli_options import add_config_options
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.stage_dir import location
+from corpus_pipeline.engine.store.stage_dir import location
 from corpus_pipeline.storage.locations import shown
 
 EXIT_OK, EXIT_ERROR = 0, 1

@@ -14,11 +14,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.layout import KEPT_HERE, RUN_RECORD
-from corpus_pipeline.engine.output_guard import read_marker
 from corpus_pipeline.engine.registry import STAGES as REGISTRY
-from corpus_pipeline.engine.stage_dir import STATS_FILE, SUCCESS, MissingInputError, input_parts, read_success
-from corpus_pipeline.engine.task_output import REJECTED_DIR
+from corpus_pipeline.engine.store.layout import KEPT_HERE, RUN_RECORD
+from corpus_pipeline.engine.store.output_guard import read_marker
+from corpus_pipeline.engine.store.stage_dir import STATS_FILE, SUCCESS, MissingInputError, input_parts, read_success
+from corpus_pipeline.engine.store.task_output import REJECTED_DIR
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.errors import OutputRefusedError

@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from corpus_pipeline.engine.output_guard import read_marker
 from corpus_pipeline.engine.source_configs import SOURCES_DIR
-from corpus_pipeline.engine.stage_dir import SUCCESS, child
+from corpus_pipeline.engine.store.output_guard import read_marker
+from corpus_pipeline.engine.store.stage_dir import SUCCESS, child
 from corpus_pipeline.report.run_dir import STAGES
 from corpus_pipeline.storage import Storage
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.stage_dir import Location, child
+from corpus_pipeline.engine.store.stage_dir import Location, child
 from corpus_pipeline.report.collect import RunFigures, collect
 from corpus_pipeline.report.html_page import render
 from corpus_pipeline.report.run_dir import ReportInputError, refuse_unless_run

@@ -70,7 +70,7 @@ def local_path(path: str | os.PathLike) -> Path | None:
 def renames(path: str | os.PathLike) -> bool:
     """Whether `path`'s file system renames: a local disk does (the stage store's placement works
     in a hidden folder renamed into place; checkpoints are renamed into place); an object store
-    cannot (objects written in an order, a manifest last: engine/object_stage.py)."""
+    cannot (objects written in an order, a manifest last: engine/store/object_stage.py)."""
     return not is_object_uri(path)
 
 

@@ -157,7 +157,7 @@ class Storage:
                 uris.append(uri)
         return uris
 
-    # Writes, for stage outputs on a store (engine/object_stage.py). An object PUT is atomic: a reader
+    # Writes, for stage outputs on a store (engine/store/object_stage.py). An object PUT is atomic: a reader
     # sees the whole object or none, which is what the commit protocol (schemas/stage_dir.md) rests on.
 
     def read_bytes(self, uri: str) -> bytes:

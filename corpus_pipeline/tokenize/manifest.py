@@ -68,7 +68,8 @@ def write_manifest(directory: Path, manifest: dict) -> Path:
 
 def read_manifest(directory: Path | str, storage) -> dict:
     """The manifest of a token-shard directory, local or on a store (through its stage manifest)."""
-    from corpus_pipeline.engine.stage_dir import MissingInputError, child, read_stage_bytes
+    from corpus_pipeline.engine.whole_corpus import MissingInputError, read_stage_bytes
+    from corpus_pipeline.storage.locations import child
 
     path = child(directory, MANIFEST_FILE)
     try:

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus_pipeline.engine.stage_dir import read_success, stage_files
+from corpus_pipeline.engine.whole_corpus import read_success, stage_files
 from corpus_pipeline.storage import Storage, local_files
 from corpus_pipeline.tokenize.bpe import file_sha256
 from corpus_pipeline.tokenize.manifest import MANIFEST_FILE, TOKENIZER_FILE, read_manifest

@@ -1,7 +1,7 @@
 """One bucket of documents (in id order) to its shards, token counts, rejects and stats: the same code
 under Spark and the local executor, so both write the same bytes.
 
-Files of bucket B, written in a task attempt directory of their own (engine/task_output.py) and
+Files of bucket B, written in a task attempt directory of their own (engine/store/task_output.py) and
 committed with one rename, then moved into the stage's work directory by the lifecycle:
     _shards/bucket-B-R.bin/.idx     shard R of the bucket (renamed <prefix>_<NNNNN> by the driver)
     _shards/part-B.json             what those shards hold (documents, tokens, bytes, sha256)
@@ -23,8 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.task_output import PARQUET_OPTIONS, TaskAttempt, task_done
-from corpus_pipeline.engine.task_plan import part_name
+from corpus_pipeline.engine.whole_corpus import PARQUET_OPTIONS, TaskAttempt, part_name, task_done
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.bpe import tokenizer_from_json

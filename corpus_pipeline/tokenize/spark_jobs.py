@@ -1,6 +1,6 @@
 """The Spark side of tokenizer training and tokenization (the one module here that imports pyspark).
 
-Every job reads the parts through the storage layer (engine/spark_read.py: local or `s3://`).
+Every job reads the parts through the storage layer (engine/exec/spark_read.py: local or `s3://`).
 
 - language totals: one aggregation, a handful of rows to the driver;
 - the training sample: a filter on the hashed id (sample.py), streamed to the driver partition by
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from corpus_pipeline.engine.spark_read import read_parts
+from corpus_pipeline.engine.whole_corpus import read_parts
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.sample import SAMPLE_MODULUS, UNKNOWN_LANGUAGE, SamplePlan
 from corpus_pipeline.tokenize.shard_task import TokenizeJob, arrow_rows, write_buckets

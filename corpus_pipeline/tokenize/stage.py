@@ -21,10 +21,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from corpus_pipeline.config import StorageConfig, TokenizeConfig
-from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.stage_dir import STATS_FILE, Location, input_parts, read_stage_bytes
+from corpus_pipeline.engine.whole_corpus import STATS_FILE, Executor, GlobalStage, input_parts, read_stage_bytes
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import Location
 from corpus_pipeline.storage.parquet import parquet_schema
 from corpus_pipeline.tokenize import local_jobs
 from corpus_pipeline.tokenize.indexed_dataset import ShardFile

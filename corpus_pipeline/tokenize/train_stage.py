@@ -11,11 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from corpus_pipeline.config import TrainTokenizerConfig
-from corpus_pipeline.engine.lifecycle import Executor, GlobalStage
-from corpus_pipeline.engine.stage_dir import Location, child, input_parts, read_stage_bytes
-from corpus_pipeline.engine.task_output import STATS_DIR
+from corpus_pipeline.engine.whole_corpus import STATS_DIR, Executor, GlobalStage, input_parts, read_stage_bytes
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage, local_files
+from corpus_pipeline.storage.locations import Location, child
 from corpus_pipeline.storage.parquet import parquet_schema
 from corpus_pipeline.tokenize import local_jobs
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe, vocab_size

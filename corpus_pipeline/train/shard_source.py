@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus_pipeline.engine import registry
-from corpus_pipeline.engine.layout import SUCCESS
+from corpus_pipeline.engine.store.layout import SUCCESS
 from corpus_pipeline.tokenize.manifest import MANIFEST_FILE
 
 

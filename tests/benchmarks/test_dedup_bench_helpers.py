@@ -20,7 +20,7 @@ from dedup_corpus import DedupCorpus, write_stage  # noqa: E402
 from process_memory import TreeMemorySampler  # noqa: E402
 
 from corpus_pipeline.dedup.shingles import document_shingles, jaccard  # noqa: E402
-from corpus_pipeline.engine.stage_dir import input_parts, read_success  # noqa: E402
+from corpus_pipeline.engine.store.stage_dir import input_parts, read_success  # noqa: E402
 from corpus_pipeline.storage import Storage
 
 

@@ -11,7 +11,7 @@ from crawl_helpers import loopback_config, run_crawl, warc_records
 
 from corpus_pipeline.crawl import runner, stage
 from corpus_pipeline.demo.server import DemoServer
-from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR
+from corpus_pipeline.engine.store.layout import ATTEMPTS_DIR, COMMITTED_DIR
 
 
 def test_two_attempts_of_a_task_never_mix_their_warc_files(tmp_path, monkeypatch):

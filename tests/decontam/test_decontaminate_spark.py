@@ -9,9 +9,9 @@ from decontam_fixtures import planted_run
 from stage_fixtures import stage_dir
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
+from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.spark import SparkExecutor
 
 pytestmark = pytest.mark.spark
 

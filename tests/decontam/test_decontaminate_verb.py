@@ -10,7 +10,7 @@ from stage_fixtures import stage_dir
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import DecontaminationConfig, PipelineConfig
 from corpus_pipeline.decontam.gates import contamination_gates
-from corpus_pipeline.engine.stage_dir import STATS_FILE
+from corpus_pipeline.engine.store.stage_dir import STATS_FILE
 from corpus_pipeline.report.write import write_report
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage

@@ -13,7 +13,7 @@ from text_sources import english_text
 from corpus_pipeline.config import EvalSetConfig, PipelineConfig
 from corpus_pipeline.decontam.eval_sets import load_eval_set
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.pipeline import steps

@@ -17,10 +17,10 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup import driver_job
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.document import DOCUMENT_SCHEMA
+from corpus_pipeline.engine.exec.local import LocalExecutor
+from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.lifecycle import StageResult
-from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.spark import SparkExecutor
 
 PARTITIONINGS = (4, 13)
 SPARK_DECIDES_AT = 13
@@ -38,7 +38,7 @@ def run_dedup_without_spark(
     source: Path | list[Path], output: Path, config: PipelineConfig, index_dir: Path | None = None
 ) -> StageResult:
     """The stage under the local runner, failing if anything asks for a SparkSession."""
-    with mock.patch("corpus_pipeline.engine.session.get_spark", _no_session):
+    with mock.patch("corpus_pipeline.engine.exec.session.get_spark", _no_session):
         return run_stage("dedup", source, output, config, LocalExecutor(config.spark), index=index_dir)
 
 

@@ -13,8 +13,8 @@ from dedup_runs import decided_by_spark_jobs, run_dedup, run_dedup_without_spark
 from corpus_pipeline.config import DedupConfig, PipelineConfig
 from corpus_pipeline.dedup.index import SETTINGS, publish_to_index, read_index
 from corpus_pipeline.dedup.staging import write_documents_stage
-from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.spark import SparkExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
+from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark

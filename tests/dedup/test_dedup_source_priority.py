@@ -9,8 +9,8 @@ from stage_fixtures import real_documents, write_stage
 
 from corpus_pipeline.config import load_config
 from corpus_pipeline.document import document_id
+from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.spark import SparkExecutor
 
 
 def _sources(tmp_path):

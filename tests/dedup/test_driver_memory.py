@@ -9,7 +9,7 @@ import tracemalloc
 from corpus_pipeline.config import DedupConfig, PipelineConfig
 from corpus_pipeline.dedup.driver_budget import driver_bytes, fits_driver
 from corpus_pipeline.dedup.staging import write_documents_stage
-from corpus_pipeline.engine.stage_dir import input_parts
+from corpus_pipeline.engine.store.stage_dir import input_parts
 from corpus_pipeline.storage import Storage
 from tests.dedup.dedup_runs import run_dedup_without_spark
 

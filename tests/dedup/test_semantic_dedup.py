@@ -193,7 +193,7 @@ _ARTICLES = (
 @pytest.mark.slow
 def test_real_embeddings_of_planted_paraphrases_are_dropped_for_their_originals(tmp_path):
     from corpus_pipeline.dedup.paraphrase import plant_paraphrases
-    from corpus_pipeline.engine.local import LocalExecutor
+    from corpus_pipeline.engine.exec.local import LocalExecutor
     from corpus_pipeline.engine.run import run_stage
 
     docs = [{"id": f"article{i}", "text": text} for i, text in enumerate(_ARTICLES)]

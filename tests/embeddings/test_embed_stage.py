@@ -90,7 +90,7 @@ def test_a_source_enables_it_for_its_own_documents():
 @pytest.mark.slow
 def test_the_stage_embeds_real_documents_under_the_local_runner(tmp_path):
     from corpus_pipeline.dedup.staging import write_documents_stage
-    from corpus_pipeline.engine.local import LocalExecutor
+    from corpus_pipeline.engine.exec.local import LocalExecutor
     from corpus_pipeline.engine.run import run_stage
 
     texts = [

@@ -9,7 +9,7 @@ import pytest
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.columns import MissingColumnError, unwritten_columns
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.registry import STAGES, stage_spec
 from corpus_pipeline.engine.run import build_stage, run_fused, run_stage

@@ -1,4 +1,4 @@
-"""The driver JVM's class-data archive (engine/jvm_archive.py): written once, used after, never a cut
+"""The driver JVM's class-data archive (engine/exec/jvm_archive.py): written once, used after, never a cut
 file handed to a JVM (one that maps a cut archive dies of SIGBUS)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import PROJECT_ROOT
 
-from corpus_pipeline.engine import jvm_archive
+from corpus_pipeline.engine.exec import jvm_archive
 
 OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
@@ -59,7 +59,7 @@ def test_other_options_or_another_heap_are_another_archive():
 SESSION = """
 import json, os
 from corpus_pipeline.config import SparkConfig
-from corpus_pipeline.engine.session import get_spark
+from corpus_pipeline.engine.exec.session import get_spark
 spark = get_spark(SparkConfig(master="local[1]", conf={"spark.ui.enabled": "false"}))
 assert spark.sparkContext.parallelize([1, 2, 3], 1).map(lambda x: x * 2).sum() == 12
 runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()

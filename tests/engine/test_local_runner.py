@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from corpus_pipeline.document import empty_document
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.lifecycle import run_chain
-from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.engine.stage_dir import SUCCESS, MissingInputError
+from corpus_pipeline.engine.store.stage_dir import SUCCESS, MissingInputError
 from corpus_pipeline.stages.base import DocumentStage, Drop
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage

@@ -8,8 +8,8 @@ import io
 from stage_fixtures import real_documents, write_stage
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.progress import Progress
+from corpus_pipeline.engine.exec.local import LocalExecutor
+from corpus_pipeline.engine.exec.progress import Progress
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.stats import StageStats
 

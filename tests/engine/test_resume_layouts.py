@@ -25,10 +25,10 @@ from stage_plans import planned_dirs
 from test_spark_runner import make_warcs
 
 from corpus_pipeline.config import PipelineConfig, load_config
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.stage_dir import SUCCESS
-from corpus_pipeline.engine.task_output import COMMITTED_DIR, STATS_DIR
+from corpus_pipeline.engine.store.stage_dir import SUCCESS
+from corpus_pipeline.engine.store.task_output import COMMITTED_DIR, STATS_DIR
 
 pytestmark = pytest.mark.spark
 

@@ -1,5 +1,5 @@
-"""Spark tasks read Parquet parts through the storage layer (engine/spark_read.py), local or `s3://`,
-and write the dedup index's files themselves (engine/spark_write.py)."""
+"""Spark tasks read Parquet parts through the storage layer (engine/exec/spark_read.py), local or `s3://`,
+and write the dedup index's files themselves (engine/exec/spark_write.py)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import signature_batch
 from corpus_pipeline.dedup.index import INDEX_ID_PREFIX, index_identity, publish_to_index, read_index
 from corpus_pipeline.dedup.staging import write_documents_stage
-from corpus_pipeline.engine import spark_read
-from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.spark import SparkExecutor
-from corpus_pipeline.engine.spark_read import read_parts
-from corpus_pipeline.engine.tasks import conform
+from corpus_pipeline.engine.exec import spark_read
+from corpus_pipeline.engine.exec.local import LocalExecutor
+from corpus_pipeline.engine.exec.spark import SparkExecutor
+from corpus_pipeline.engine.exec.spark_read import read_parts
+from corpus_pipeline.engine.exec.tasks import conform
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize import local_jobs, spark_jobs
 

@@ -14,9 +14,9 @@ from conftest import PROJECT_ROOT, html_page, write_warc
 from stage_fixtures import stage_dir
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
+from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.spark import SparkExecutor
 
 pytestmark = pytest.mark.spark
 
@@ -123,7 +123,7 @@ def test_jobs_run_unchanged_under_spark_submit(tmp_path):
 
 def test_spark_schema_is_derived_from_the_arrow_schema():
     from corpus_pipeline.document import DOCUMENT_SCHEMA
-    from corpus_pipeline.engine.spark import spark_schema
+    from corpus_pipeline.engine.exec.spark import spark_schema
 
     derived = spark_schema(DOCUMENT_SCHEMA)
     assert derived.fieldNames() == DOCUMENT_SCHEMA.names
@@ -140,7 +140,7 @@ def test_no_job_shadows_a_standard_library_module():
 
 def test_the_embedded_jvm_starts_with_the_quick_start_flags(spark):
     """Embedded local mode only: C1 JIT and the serial collector (SparkConfig.quick_start_jvm)."""
-    from corpus_pipeline.engine.session import QUICK_START_JVM
+    from corpus_pipeline.engine.exec.session import QUICK_START_JVM
 
     runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
     assert set(QUICK_START_JVM.split()) <= set(runtime.getInputArguments())

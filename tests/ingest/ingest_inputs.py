@@ -13,8 +13,8 @@ from conftest import shared_data
 
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.demo.sources import WIKIPEDIA_DUMP, package_file
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.lifecycle import StageResult
-from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 
 

@@ -10,7 +10,7 @@ from ingest_inputs import write_jsonl
 from stage_fixtures import real_documents
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_fused
 
 

@@ -12,7 +12,7 @@ from stage_fixtures import real_documents, stage_dir
 
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 
 
@@ -86,7 +86,7 @@ def test_run_dir_mode_finds_the_source_stage_that_ran(tmp_path, daily, capsys):
 
 @pytest.mark.spark
 def test_spark_tasks_give_what_the_local_runner_gives(tmp_path, spark):
-    from corpus_pipeline.engine.spark import SparkExecutor
+    from corpus_pipeline.engine.exec.spark import SparkExecutor
 
     docs = web_docs()[:200]
     (tmp_path / "in").mkdir()

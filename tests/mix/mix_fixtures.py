@@ -15,7 +15,7 @@ from stage_fixtures import real_documents, write_stage
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.tokenize.indexed_dataset import read_index
 

@@ -14,7 +14,7 @@ from conftest import PROJECT_ROOT
 from mix_fixtures import labelled_documents, mix_config, read_output, write_labelled
 from tokenizers import Tokenizer
 
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.mix import stage as mix_stage
 from corpus_pipeline.mix.plan import MixTargetsError

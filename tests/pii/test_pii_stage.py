@@ -14,7 +14,7 @@ from stage_fixtures import stage_dir
 
 from corpus_pipeline.config import PiiConfig, PipelineConfig
 from corpus_pipeline.document import empty_document
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.pii.stage import COUNT_COLUMNS, DENSITY_COLUMN, PiiStage
@@ -119,7 +119,7 @@ def test_stage_through_the_local_executor_and_rerun_skip(tmp_path):
 
 @pytest.mark.spark
 def test_stage_on_spark_gives_the_local_result(tmp_path, spark):
-    from corpus_pipeline.engine.spark import SparkExecutor
+    from corpus_pipeline.engine.exec.spark import SparkExecutor
 
     input_dir = make_input(tmp_path, TEXTS)
     check_output(run_stage("pii", input_dir, stage_dir(tmp_path, "pii"), PipelineConfig(), SparkExecutor(spark)).output)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from conftest import object_keys
 
-from corpus_pipeline.engine.stage_dir import read_success
+from corpus_pipeline.engine.store.stage_dir import read_success
 from corpus_pipeline.storage import Storage
 
 # What the driver writes beside a run's stage directories, each one object PUT whole.

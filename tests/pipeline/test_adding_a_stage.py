@@ -65,7 +65,7 @@ def test_a_stage_added_after_decontaminate_runs_in_a_local_run_and_its_output_pa
     raw = given.model_dump(mode="json") | {"min_length": {"min_chars": 1500}}
     config = pipeline_config_model(registry.STAGES).model_validate(raw)
 
-    with mock.patch("corpus_pipeline.engine.session.get_spark", _no_session):
+    with mock.patch("corpus_pipeline.engine.exec.session.get_spark", _no_session):
         result = run_pipeline(RunPlan.from_config(config, "local"), steps=pipeline_steps(), log=lambda line: None)
     assert result.status == "succeeded", result.record.data["reason"]
     names = [step["step"] for step in result.record.data["steps"]]

@@ -12,7 +12,7 @@ from text_sources import english_text
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine import registry
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.registry import StageSpec
 from corpus_pipeline.engine.run import run_fused

@@ -21,7 +21,7 @@ def _no_session(*args, **kwargs):
 def test_a_local_run_of_a_small_input_never_asks_for_spark(tmp_path):
     write_demo_warc(tmp_path / "incoming" / "site.warc.gz", seed=0)
     config = small_config(tmp_path, f"pipeline.inputs=[{tmp_path / 'incoming'}]", "dedup.methods=[url, exact, minhash]")
-    with mock.patch("corpus_pipeline.engine.session.get_spark", _no_session):
+    with mock.patch("corpus_pipeline.engine.exec.session.get_spark", _no_session):
         result = run_pipeline(RunPlan.from_config(config, "local"), log=lambda line: None)
     assert result.status == "succeeded", result.record.data["reason"]
     steps = {step["step"]: step for step in result.record.data["steps"]}

@@ -34,7 +34,7 @@ def _night(data_root: Path, news: Path) -> int:
     targets = ", ".join(f"{group}: {share}" for group, share in TARGETS.items())
     overrides = [*small_run_overrides(data_root), sources, "quality.gates.min_documents=100000"]
     config = load_config(None, [*overrides, f"mix.targets={{{targets}}}"])
-    with mock.patch("corpus_pipeline.engine.session.get_spark", _no_session):
+    with mock.patch("corpus_pipeline.engine.exec.session.get_spark", _no_session):
         return run_nightly(config, "local", log=lambda line: None)
 
 

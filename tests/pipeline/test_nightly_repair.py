@@ -22,7 +22,7 @@ def _no_session(*args, **kwargs):
 
 
 def _night(data_root: Path) -> int:
-    with mock.patch("corpus_pipeline.engine.session.get_spark", _no_session):
+    with mock.patch("corpus_pipeline.engine.exec.session.get_spark", _no_session):
         return run_nightly(small_config(data_root), "local", log=lambda line: None)
 
 

@@ -10,7 +10,7 @@ import pytest
 from corpus_pipeline import exit_codes
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import ConfigError, load_config
-from corpus_pipeline.engine.task_plan import file_identity
+from corpus_pipeline.engine.exec.task_plan import file_identity
 from corpus_pipeline.pipeline.conservation import DocumentsLostError, check_seam
 from corpus_pipeline.pipeline.nightly import NightlyLayout, new_inputs, run_nightly
 from corpus_pipeline.pipeline.snapshots import CURRENT, SNAPSHOTS, current_snapshot, retire_old_snapshots

@@ -29,7 +29,7 @@ def test_a_local_run_embeds_and_dedups_by_meaning(tmp_path):
         "embeddings.device=cpu",
         "dedup.methods=[exact, minhash, semantic]",
     )
-    with mock.patch("corpus_pipeline.engine.session.get_spark", _no_session):
+    with mock.patch("corpus_pipeline.engine.exec.session.get_spark", _no_session):
         result = run_pipeline(RunPlan.from_config(config, "local"), log=lambda line: None)
     assert result.status == "succeeded", result.record.data["reason"]
     steps = {step["step"]: step for step in result.record.data["steps"]}

@@ -13,7 +13,7 @@ from conftest import executor_environment
 from pipeline_inputs import small_config, write_demo_warc
 from store_checks import unnamed_objects
 
-from corpus_pipeline.engine.stage_dir import stage_files
+from corpus_pipeline.engine.store.stage_dir import stage_files
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.on_store import NotOnStoreError
 from corpus_pipeline.pipeline.runner import run_pipeline

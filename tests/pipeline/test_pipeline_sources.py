@@ -16,7 +16,7 @@ from stage_fixtures import stage_dir
 from store_checks import unnamed_objects
 
 from corpus_pipeline.config import load_config
-from corpus_pipeline.engine.stage_dir import stage_files
+from corpus_pipeline.engine.store.stage_dir import stage_files
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.runner import SUCCEEDED, run_pipeline
 from corpus_pipeline.storage import Storage

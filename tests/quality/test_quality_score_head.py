@@ -15,7 +15,7 @@ from corpus_pipeline.config import PipelineConfig, QualityConfig
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.embeddings.quality_head import fit_head, save_head
 from corpus_pipeline.embeddings.quality_score import QualityScorer
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.mix.encode_part import tier_weights

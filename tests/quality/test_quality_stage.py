@@ -13,7 +13,7 @@ from stage_fixtures import stage_dir
 
 from corpus_pipeline.config import BlocklistConfig, PipelineConfig, QualityConfig
 from corpus_pipeline.document import empty_document
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.quality import spam
@@ -149,7 +149,7 @@ def test_run_quality_writes_typed_columns_and_rejects_by_reason(tmp_path):
 
 @pytest.mark.spark
 def test_spark_and_local_give_the_same_rows(spark, tmp_path):
-    from corpus_pipeline.engine.spark import SparkExecutor
+    from corpus_pipeline.engine.exec.spark import SparkExecutor
 
     source = make_input(tmp_path, DOCS)
     local = run_stage("quality", source, tmp_path / "local", PipelineConfig(), LocalExecutor())

@@ -6,7 +6,7 @@ import pytest
 from conftest import shared_data
 
 from corpus_pipeline.config import load_config
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.evaluation.commands import evaluate_extraction
 
 pytestmark = [pytest.mark.realdata, pytest.mark.slow]  # 1,432 pages through trafilatura: ~35 s

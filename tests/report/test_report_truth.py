@@ -9,7 +9,7 @@ import shutil
 from report_run_fixture import config, copy_run, report_run  # noqa: F401 (a fixture)
 from stage_fixtures import stage_dir
 
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.registry import STAGES, stage_spec
 from corpus_pipeline.engine.run import run_fused
 from corpus_pipeline.engine.stage_order import fused_run as fused_chain

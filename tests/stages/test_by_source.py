@@ -63,7 +63,7 @@ def test_a_source_that_overrides_blocklists_writes_its_blocklist_columns(tmp_pat
     rows (null on the others), the run's lists on every row."""
     from stage_fixtures import real_documents, write_stage
 
-    from corpus_pipeline.engine.local import LocalExecutor
+    from corpus_pipeline.engine.exec.local import LocalExecutor
     from corpus_pipeline.engine.run import run_stage
 
     words = tmp_path / "river_words.txt"

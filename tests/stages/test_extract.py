@@ -179,8 +179,8 @@ def test_common_crawl_chinese_pages_decode(tmp_path):
 
 
 def test_the_stage_writes_parquet_through_the_runner(tmp_path):
+    from corpus_pipeline.engine.exec.local import LocalExecutor
     from corpus_pipeline.engine.lifecycle import run_chain
-    from corpus_pipeline.engine.local import LocalExecutor
 
     warc = write_warc(
         tmp_path / "one.warc.gz",

@@ -8,9 +8,9 @@ import json
 import pyarrow.parquet as pq
 from conftest import html_page, write_warc
 
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.lifecycle import run_chain
-from corpus_pipeline.engine.local import LocalExecutor
-from corpus_pipeline.engine.stage_dir import read_stage_bytes
+from corpus_pipeline.engine.store.stage_dir import read_stage_bytes
 from corpus_pipeline.readers.warc import ReadFault, next_gzip_member, read_warc
 from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.storage import Storage

@@ -12,9 +12,9 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from corpus_pipeline.config import load_config
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
+from corpus_pipeline.engine.exec.task_plan import plan_file_tasks
 from corpus_pipeline.engine.run import run_stage
-from corpus_pipeline.engine.task_plan import plan_file_tasks
 from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.storage import Storage
 

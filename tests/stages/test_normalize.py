@@ -13,8 +13,8 @@ from ftfy.badness import BADNESS_RE
 
 from corpus_pipeline.config import BoilerplateConfig, NormalizeConfig
 from corpus_pipeline.document import empty_document
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.lifecycle import run_chain
-from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.stages import mojibake
 from corpus_pipeline.stages.base import Drop

@@ -14,9 +14,9 @@ from s3_inputs import logical_bytes, task_uploads
 from corpus_pipeline.cli import EXIT_OK, main
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine import lifecycle
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_fused, run_stage
-from corpus_pipeline.engine.stage_dir import MissingInputError, input_parts, read_success
+from corpus_pipeline.engine.store.stage_dir import MissingInputError, input_parts, read_success
 from corpus_pipeline.storage import Storage
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from store_inputs import ingest, write_dataset
 
 from corpus_pipeline.cli import EXIT_ERROR, EXIT_OK
-from corpus_pipeline.engine import lifecycle, task_output
+from corpus_pipeline.engine import lifecycle
+from corpus_pipeline.engine.store import task_output
 
 
 def _failing_at(monkeypatch, task_number: int) -> list[str]:

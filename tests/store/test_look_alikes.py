@@ -15,7 +15,7 @@ import pytest
 from store_inputs import ingest, picture, write_dataset
 
 from corpus_pipeline.cli import EXIT_OK, EXIT_USAGE
-from corpus_pipeline.engine.stage_dir import StageDir, remove_replaced
+from corpus_pipeline.engine.store.stage_dir import StageDir, remove_replaced
 from corpus_pipeline.exit_codes import LOCKED
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.local_locks import output_lock_folder

@@ -12,7 +12,7 @@ from store_inputs import ingest, picture, write_dataset
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from corpus_pipeline.cli import EXIT_OK, EXIT_USAGE, main
-from corpus_pipeline.engine.stage_dir import StageDir
+from corpus_pipeline.engine.store.stage_dir import StageDir
 from corpus_pipeline.exit_codes import LOCKED
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locks import output_lock

@@ -35,7 +35,7 @@ RUN_STAGE = textwrap.dedent(
     import hashlib, json, resource, sys
     from pathlib import Path
     from corpus_pipeline.config import PipelineConfig
-    from corpus_pipeline.engine.local import LocalExecutor
+    from corpus_pipeline.engine.exec.local import LocalExecutor
     from corpus_pipeline.tokenize.bpe import load_tokenizer
     from corpus_pipeline.tokenize.reader import TokenShards
     from corpus_pipeline.engine.run import run_stage

@@ -14,7 +14,7 @@ from conftest import PROJECT_ROOT
 from shards_fixtures import real_documents, small_config, write_stage
 
 from corpus_pipeline.document import document_id, empty_document
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.bpe import TokenizerError, load_tokenizer

@@ -10,7 +10,7 @@ import torch
 from stage_fixtures import real_documents, write_stage
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.engine.local import LocalExecutor
+from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.train.config import TrainConfig, load_train_config
 

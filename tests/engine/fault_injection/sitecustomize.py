@@ -5,7 +5,7 @@ long as the file FAIL_COMMIT_WHILE exists. The engine itself has no fault-inject
 import os
 
 if os.environ.get("FAIL_COMMIT_OF"):
-    from corpus_pipeline.engine import task_output
+    from corpus_pipeline.engine.store import task_output
 
     _commit = task_output.TaskAttempt.commit
 

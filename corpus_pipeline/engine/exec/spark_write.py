@@ -17,8 +17,8 @@ from functools import partial
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpus_pipeline.engine.task_output import commit_task, task_done
-from corpus_pipeline.engine.task_plan import part_name
+from corpus_pipeline.engine.exec.task_plan import part_name
+from corpus_pipeline.engine.store.task_output import commit_task, task_done
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 

@@ -7,7 +7,7 @@ manifest only (`stage_files`), on a local disk as on a store. Locally the work h
 sibling `.<name>.inprogress-<fingerprint>` that is renamed into place, so a reader never sees a
 half-written stage; the fingerprint in its name means a killed run resumes only into work done for
 the same input and config. On a store nothing renames: the same promises are kept by writing
-objects in an order (engine/object_stage.py). `open_stage_dir` picks the placement; both share
+objects in an order (engine/store/object_stage.py). `open_stage_dir` picks the placement; both share
 `OutputClaim`'s claim (guard and lock) and marker, and answer the one protocol
 (store_protocol.StageStore).
 """
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_pipeline import __version__
-from corpus_pipeline.engine.layout import (
+from corpus_pipeline.engine.store.layout import (
     ATTEMPTS_DIR,
     COMMITTED_DIR,
     KEPT_HERE,
@@ -33,8 +33,8 @@ from corpus_pipeline.engine.layout import (
     SUCCESS,
     WORK_OWNER,
 )
-from corpus_pipeline.engine.object_stage import ObjectStageDir
-from corpus_pipeline.engine.output_guard import (
+from corpus_pipeline.engine.store.object_stage import ObjectStageDir
+from corpus_pipeline.engine.store.output_guard import (
     ForeignOutputError,
     OutputClaim,
     OutputOverlapsInputError,
@@ -42,7 +42,7 @@ from corpus_pipeline.engine.output_guard import (
     read_marker,
     refuse_foreign,
 )
-from corpus_pipeline.engine.task_output import distribute, forget_task, task_identity_done
+from corpus_pipeline.engine.store.task_output import distribute, forget_task, task_identity_done
 from corpus_pipeline.stats import StageStats, merge_task_stats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import Location, child, location, renames, settled_output

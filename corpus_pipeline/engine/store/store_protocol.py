@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
-from corpus_pipeline.engine.layout import KEPT_HERE
+from corpus_pipeline.engine.store.layout import KEPT_HERE
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import Location

@@ -32,8 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus_pipeline import __version__
-from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, KEPT_HERE, STATS_DIR, STATS_FILE, SUCCESS, WORK
-from corpus_pipeline.engine.output_guard import OutputClaim, named_by_work_area, read_marker
+from corpus_pipeline.engine.store.layout import (
+    ATTEMPTS_DIR,
+    COMMITTED_DIR,
+    KEPT_HERE,
+    STATS_DIR,
+    STATS_FILE,
+    SUCCESS,
+    WORK,
+)
+from corpus_pipeline.engine.store.output_guard import OutputClaim, named_by_work_area, read_marker
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locks import LEASE_NAME

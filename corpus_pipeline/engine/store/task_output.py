@@ -17,7 +17,7 @@ files to their stage directories (`<task>.parquet`, `_rejected/reason=<r>/<task>
 
 When the stages are on an object store (`work` an `s3://` commit area), the attempt writes the same
 files in a local scratch directory and commits by uploading them to their stage prefixes under
-attempt-unique keys, then its commit record (engine/object_stage.py): the same names, no rename.
+attempt-unique keys, then its commit record (engine/store/object_stage.py): the same names, no rename.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
-from corpus_pipeline.engine import object_stage
-from corpus_pipeline.engine.layout import ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DIR
+from corpus_pipeline.engine.store import object_stage
+from corpus_pipeline.engine.store.layout import ATTEMPTS_DIR, COMMITTED_DIR, REJECTED_DIR, STATS_DIR
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import renames
@@ -288,6 +288,14 @@ def distribute(stage_works: dict[str, Path], chain_work: Path, task_name: str) -
     for relative, path in _own_files(committed, stage_works).items():
         _move(path, stage_works[next(iter(stage_works))] / relative)
     shutil.rmtree(committed)
+
+
+def settle_committed(stage: str, work: Path) -> None:
+    """Distribute every task committed into `work`, the directory a stage's tasks share (a global
+    stage's local work), in name order: what the lifecycle does once the stage's run returns, and
+    what a stage whose later tasks read the earlier ones' files (mix) does between its steps."""
+    for committed in sorted((work / COMMITTED_DIR).glob("*")):
+        distribute({stage: work}, work, committed.name)
 
 
 def _move(source: Path, target: Path) -> None:

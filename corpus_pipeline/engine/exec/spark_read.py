@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from corpus_pipeline.engine.spark import spark_schema
-from corpus_pipeline.engine.tasks import conform
+from corpus_pipeline.engine.exec.spark import spark_schema
+from corpus_pipeline.engine.exec.tasks import conform
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import columns_present, open_parquet
 

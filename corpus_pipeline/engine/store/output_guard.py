@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from corpus_pipeline.engine.layout import SUCCESS, WORK, WORK_OWNER
+from corpus_pipeline.engine.store.layout import SUCCESS, WORK, WORK_OWNER
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.errors import OutputRefusedError
 from corpus_pipeline.storage.locations import absolute
@@ -104,7 +104,7 @@ def check_output_apart(output, inputs: list[str | Path]) -> None:
 
 
 class OutputClaim:
-    """What both placements of a stage directory share (engine/stage_dir.py, object_stage.py):
+    """What both placements of a stage directory share (engine/store/stage_dir.py, object_stage.py):
     the claim on the output, taken before anything is written there."""
 
     output: Path | str

@@ -19,8 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
-from corpus_pipeline.engine.task_output import ROWS_PER_WRITE, StageAttempt, TaskAttempt, task_done
-from corpus_pipeline.engine.task_plan import Task
+from corpus_pipeline.engine.exec.task_plan import Task
+from corpus_pipeline.engine.store.task_output import ROWS_PER_WRITE, StageAttempt, TaskAttempt, task_done
 from corpus_pipeline.stages.base import DocumentStage, SourceStage, VerdictTable
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage

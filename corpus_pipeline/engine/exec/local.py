@@ -7,7 +7,7 @@ from typing import TypeVar
 
 from corpus_pipeline import failures
 from corpus_pipeline.config import SparkConfig
-from corpus_pipeline.engine.progress import Progress
+from corpus_pipeline.engine.exec.progress import Progress
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -37,6 +37,6 @@ class LocalExecutor:
     def session(self):
         """A SparkSession for the steps that are DataFrame jobs whatever the runner: dedup of an
         input too big for the driver (dedup/driver_job.py decides the others in this process)."""
-        from corpus_pipeline.engine.session import get_spark
+        from corpus_pipeline.engine.exec.session import get_spark
 
         return get_spark(self.spark_config)

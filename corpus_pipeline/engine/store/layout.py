@@ -8,6 +8,6 @@ STATS_DIR = "_tasks"
 REJECTED_DIR = "_rejected"
 ATTEMPTS_DIR = "_attempts"
 COMMITTED_DIR = "_committed"
-WORK = "_work"  # an object-store stage's commit area (engine/object_stage.py)
+WORK = "_work"  # an object-store stage's commit area (engine/store/object_stage.py)
 WORK_OWNER = "_work_owner.json"  # in a local work directory until its _SUCCESS: which output made it
 RUN_RECORD = "run_record.json"  # what `run` did, at the top of its run directory (pipeline/record.py)

@@ -1,7 +1,7 @@
 """The Spark executor: every task of a stage as one Spark task, and the session for the global
 steps that are DataFrame jobs.
 
-Tasks read and write their own files (engine/task_output.py) in the stage's work directory, which
+Tasks read and write their own files (engine/store/task_output.py) in the stage's work directory, which
 must be on a filesystem every executor and the driver share (local disk in `local[*]`, NFS or a
 mounted bucket on a cluster). Only each task's small result comes back to the driver.
 """

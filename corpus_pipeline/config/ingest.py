@@ -67,7 +67,7 @@ class SparkConfig(Strict):
 
 
 class ExtractConfig(Strict):
-    # Which library finds the main text (stages/extract_engines.py). On the 1,432 gold pages of
+    # Which library finds the main text (extract/engines.py). On the 1,432 gold pages of
     # shared/data/web (benchmarks/README.md): trafilatura F1 0.921 (Chinese 0.906), ~30 CPU s idle;
     # resiliparse 0.856 (Chinese 0.798), 2.7 CPU s; hybrid (resiliparse, trafilatura where resiliparse
     # is weak) 0.9185 (Chinese 0.906) at 0.65x trafilatura's CPU: below the default's F1, so opt-in.
@@ -126,7 +126,7 @@ class BoilerplateConfig(Strict):
     # Named, case-insensitive regular expressions (Python `re`); a line matching one is removed and
     # counted under its name in the stats. `^`/`$` are the line's ends. The defaults are written as
     # the notices phrase themselves, so article sentences about cookies, JavaScript or copyright
-    # survive (tests/stages/test_boilerplate.py holds both kinds of line, English and Chinese).
+    # survive (tests/normalize/test_boilerplate.py holds both kinds of line, English and Chinese).
     line_patterns: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_BOILERPLATE_PATTERNS))
     # C4 drops lines with fewer than 3 words; 0 disables it. Counted in words for space-separated
     # text only: a Chinese line has no spaces and is never dropped by this rule.

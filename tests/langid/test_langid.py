@@ -7,7 +7,7 @@ from conftest import shared_data
 
 from corpus_pipeline.config import LangIdConfig, load_config
 from corpus_pipeline.document import empty_document
-from corpus_pipeline.stages.langid import LangIdStage, language_sample
+from corpus_pipeline.langid.stage import LangIdStage, language_sample
 from corpus_pipeline.stats import StageStats
 
 EN = "The city council voted on Tuesday to expand the public library and extend its opening hours."

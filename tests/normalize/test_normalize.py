@@ -16,10 +16,10 @@ from corpus_pipeline.document import empty_document
 from corpus_pipeline.engine.lifecycle import run_chain
 from corpus_pipeline.engine.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.stages import mojibake
+from corpus_pipeline.normalize import mojibake
+from corpus_pipeline.normalize.mojibake import FTFY_CONFIG, fix_mojibake
+from corpus_pipeline.normalize.stage import NormalizeStage, collapse_whitespace, remove_invisible
 from corpus_pipeline.stages.base import Drop
-from corpus_pipeline.stages.mojibake import FTFY_CONFIG, fix_mojibake
-from corpus_pipeline.stages.normalize import NormalizeStage, collapse_whitespace, remove_invisible
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 

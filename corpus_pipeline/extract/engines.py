@@ -48,7 +48,7 @@ from typing import Any
 import regex
 
 from corpus_pipeline.config import ExtractConfig
-from corpus_pipeline.stages.normalize import remove_invisible
+from corpus_pipeline.normalize.stage import remove_invisible
 
 _CJK_LETTER = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
 _SPACE = regex.compile(r"\s+")

@@ -6,7 +6,7 @@ Every record of a file becomes a row: a document, or a rejected row whose reason
 readers/warc_spans.py; each record is read by exactly one), and a corrupt file keeps every record
 before the fault and, past a corrupt gzip member, every record after it (the skipped bytes in
 `read_fault_skipped_bytes`).
-The engine (stages/extract_engines.py) runs in a child process with a time limit per page
+The engine (extract/engines.py) runs in a child process with a time limit per page
 (`extract.timeout_seconds`): a page that hangs it becomes an `extract_timeout` row and the task goes
 on with the next record.
 """
@@ -21,13 +21,13 @@ import pyarrow as pa
 
 from corpus_pipeline.config import DomainsConfig, ExtractConfig, StorageConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
+from corpus_pipeline.extract.engines import main_text_engine, preload
+from corpus_pipeline.extract.timed_worker import CallFailed, CallTimeout, TimedWorker, shared_worker
 from corpus_pipeline.inputs import expand_crawl_inputs, name_skipped_crawl_files
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.readers.warc_spans import warc_spans
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
-from corpus_pipeline.stages.extract_engines import main_text_engine, preload
-from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker, shared_worker
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage.locations import absolute
 

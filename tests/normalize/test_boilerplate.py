@@ -5,7 +5,7 @@ import re
 import pytest
 
 from corpus_pipeline.config import BoilerplateConfig
-from corpus_pipeline.stages.boilerplate import BoilerplateFilter, required_literals, too_few_words
+from corpus_pipeline.normalize.boilerplate import BoilerplateFilter, required_literals, too_few_words
 
 DEFAULT = BoilerplateFilter(BoilerplateConfig())
 

@@ -8,6 +8,7 @@ one section per registry stage (engine/registry.py names its model), and the run
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import yaml
@@ -128,7 +129,19 @@ def pipeline_config_model(stages) -> type[Strict]:
     )
 
 
-PipelineConfig = pipeline_config_model(STAGES)
+@functools.cache
+def _pipeline_config() -> type[Strict]:
+    return pipeline_config_model(STAGES)
+
+
+def __getattr__(name: str):
+    """`PipelineConfig`, built on first use rather than when this package is imported: the stage
+    packages' config models it assembles (extract/config.py...) import `config.base`, which runs this
+    package first; built then, it would ask for a stage's model half-way through that model's own
+    import."""
+    if name == "PipelineConfig":
+        return _pipeline_config()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ConfigError(ValueError):
@@ -189,5 +202,6 @@ def validate_config(raw: dict, model: type[Strict], source: str | Path | None = 
         raise ConfigError(f"invalid config{f' {source}' if source else ''}: {problems}") from None
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> PipelineConfig:
-    return validate_config(read_raw_config(path, overrides), PipelineConfig, path)
+def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> Strict:
+    """The PipelineConfig of the YAML at `path` (defaults without one) with `overrides` applied."""
+    return validate_config(read_raw_config(path, overrides), _pipeline_config(), path)

@@ -19,8 +19,9 @@ from pathlib import PurePath
 
 import pyarrow as pa
 
-from corpus_pipeline.config import DomainsConfig, ExtractConfig, StorageConfig
+from corpus_pipeline.config import DomainsConfig, StorageConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
+from corpus_pipeline.extract.config import ExtractConfig
 from corpus_pipeline.extract.engines import main_text_engine, preload
 from corpus_pipeline.extract.timed_worker import CallFailed, CallTimeout, TimedWorker, shared_worker
 from corpus_pipeline.inputs import expand_crawl_inputs, name_skipped_crawl_files

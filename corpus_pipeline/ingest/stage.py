@@ -21,9 +21,10 @@ from xml.etree.ElementTree import ParseError
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.config import DomainsConfig, IngestConfig, StorageConfig
+from corpus_pipeline.config import DomainsConfig, StorageConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.stage_dir import input_parts
+from corpus_pipeline.ingest.config import IngestConfig
 from corpus_pipeline.ingest.csv import read_csv
 from corpus_pipeline.ingest.fields import check_fields
 from corpus_pipeline.ingest.formats import FORMATS, detect, format_by_name, formats_text, suffixes_of

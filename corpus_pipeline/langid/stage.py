@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 
-from corpus_pipeline.config import LangIdConfig
+from corpus_pipeline.langid.config import LangIdConfig
 from corpus_pipeline.stages.base import DocumentStage, Drop, Verdict
 from corpus_pipeline.stats import StageStats
 

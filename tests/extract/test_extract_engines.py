@@ -12,7 +12,7 @@ from conftest import html_page, shared_data, write_warc
 from pydantic import ValidationError
 from warcio.archiveiterator import ArchiveIterator
 
-from corpus_pipeline.config import ExtractConfig
+from corpus_pipeline.extract.config import ExtractConfig
 from corpus_pipeline.extract.engines import (
     COMMENTS_KEPT,
     HYBRID_MAX_LINES,

@@ -15,7 +15,7 @@ import pydantic
 import pytest
 from conftest import html_page, shared_data, write_warc
 
-from corpus_pipeline.config import ExtractConfig
+from corpus_pipeline.extract.config import ExtractConfig
 from corpus_pipeline.extract.stage import ExtractStage
 from corpus_pipeline.extract.timed_worker import close_shared_workers
 from corpus_pipeline.stats import StageStats

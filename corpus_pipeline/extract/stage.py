@@ -29,7 +29,9 @@ from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.readers.warc_spans import warc_spans
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
+from corpus_pipeline.stages.domains import DomainRules
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import absolute
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -62,8 +64,15 @@ class ExtractStage(SourceStage):
         domains: DomainsConfig | None = None,
         storage: StorageConfig | None = None,
     ):
-        super().__init__(config or ExtractConfig(), domains, storage)
+        self.config = config or ExtractConfig()
+        # The documents' `domain`: the run's `domains:` rules, else `extract.domain`.
+        self.rules = DomainRules(domains)
+        self.storage = Storage(storage)
         self.engine = main_text_engine(self.config)
+
+    def config_fingerprint(self) -> str:
+        # Not `storage`: how the files are reached (endpoint, retries) does not change what they hold.
+        return repr((self.config, self.rules.config))
 
     def input_files(self, arguments: list[str]) -> list[str]:
         name_skipped_crawl_files(arguments, self.storage)

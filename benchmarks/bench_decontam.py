@@ -36,7 +36,8 @@ from bench_quality import load_docs, write_input
 from common import DATA, RESULTS, machine, seconds_of_fresh_run, write_results
 from peer_env import PeerEnvError, ensure_peer_env, run_peer
 
-from corpus_pipeline.config import DecontaminationConfig, EvalSetConfig, PipelineConfig
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.decontam.config import DecontaminationConfig, EvalSetConfig
 from corpus_pipeline.decontam.evaluate import humaneval_items
 from corpus_pipeline.decontam.stage import DecontaminateStage
 from corpus_pipeline.engine.exec.local import LocalExecutor

@@ -48,8 +48,9 @@ from cpu_monitor import CpuMonitor
 from end_to_end_raw import RawCost, raw_costs
 from inputs import WarcInput, split_warc
 
-from corpus_pipeline.config import PipelineConfig, TrainTokenizerConfig, read_raw_config, validate_config
+from corpus_pipeline.config import PipelineConfig, read_raw_config, validate_config
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe
+from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 
 WEB_DOCS = DATA / "dedup" / "web_docs.jsonl"
 BASE_CONFIG = REPO / "configs" / "demo.yaml"

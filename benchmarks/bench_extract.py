@@ -44,10 +44,10 @@ from corpus_pipeline.engine.exec.task_plan import part_name
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import input_parts
 from corpus_pipeline.engine.store.task_output import TaskAttempt
+from corpus_pipeline.extract.engines import TrafilaturaEngine, main_text_engine
+from corpus_pipeline.extract.stage import ExtractStage
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import WarcRecord, read_warc
-from corpus_pipeline.stages.extract import ExtractStage
-from corpus_pipeline.stages.extract_engines import TrafilaturaEngine, main_text_engine
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 

@@ -47,7 +47,7 @@ from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import input_parts
 from corpus_pipeline.evaluation.commands import evaluate_langid
 from corpus_pipeline.evaluation.langid import load_sentences, read_fasttext_labels, score_langid
-from corpus_pipeline.stages.langid import LangIdStage, bundled_model_path, language_sample, load_model
+from corpus_pipeline.langid.stage import LangIdStage, bundled_model_path, language_sample, load_model
 from corpus_pipeline.storage import Storage
 
 DOCS_TARGET, QUICK_DOCS_TARGET = 20_000, 2_000

@@ -40,7 +40,7 @@ from common import MB, PAGES_WARC, RESULTS, Column, Ratio, StageReport, Target, 
 from cpu_monitor import CpuMonitor
 from inputs import split_warc
 
-from corpus_pipeline.config import PipelineConfig, TrainTokenizerConfig
+from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import input_parts
@@ -48,6 +48,7 @@ from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.loopback_s3 import start_loopback_s3
 from corpus_pipeline.storage.storage import s3_filesystem
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe
+from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 
 GOAL = 0.8  # issue 15: extract and tokenize on the store >= 0.8x the same stage on local files
 BLOCK = 8 << 20  # StorageConfig.read_block_bytes' default: the same block on every side

@@ -75,8 +75,8 @@ def write_input(corpus: DedupCorpus, count: int, directory: Path) -> Path:
 
 
 def tokenizer_file(corpus: DedupCorpus, work: Path) -> Path:
-    from corpus_pipeline.config import TrainTokenizerConfig
     from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe
+    from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 
     path = work / f"tokenizer-{TOKENIZER_VOCAB}.json"
     if not path.exists():

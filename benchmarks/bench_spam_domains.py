@@ -23,8 +23,9 @@ from pathlib import Path
 
 from spam_devset import WEB_DOCS, judge, web_pages
 
-from corpus_pipeline.config import IngestConfig, PipelineConfig
+from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.demo.sources import WIKIPEDIA_DUMP, package_file
+from corpus_pipeline.ingest.config import IngestConfig
 from corpus_pipeline.ingest.stage import IngestStage
 from corpus_pipeline.stats import StageStats
 

@@ -36,13 +36,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from common import DATA, MB, Column, Context, StageReport, Target
 
-from corpus_pipeline.config import PipelineConfig, TrainTokenizerConfig, load_config
+from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe
+from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 from corpus_pipeline.tokenize.reader import TokenShards
 
 TEXT_FILES = [

@@ -19,8 +19,8 @@ import time
 import regex
 from common import DATA, RESULTS
 
-from corpus_pipeline.config import TrainTokenizerConfig
 from corpus_pipeline.tokenize.bpe import load_tokenizer, save_tokenizer, train_bpe
+from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 
 SOURCES = {  # file, encoding (the NLTK English files are Latin-1)
     "en": [("text/en_abc_news.txt", "latin-1"), ("text/en_webtext.txt", "latin-1")],

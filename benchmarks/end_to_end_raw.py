@@ -100,12 +100,12 @@ def extract_costs(parts: list[str], records: int, config: PipelineConfig) -> lis
     warc = RawCost("extract", "warcio ArchiveIterator + payload read (gunzip included)", wall, cpu, records, True)
     calls = capture_calls(config, parts)  # the stage's own engine calls: same decoded HTML and url
     wall, cpu, _ = raw_extract(config, calls)
-    engine = f"the {config.extract.engine} engine (stages/extract_engines.py), the stage's calls"
+    engine = f"the {config.extract.engine} engine (extract/engines.py), the stage's calls"
     return [warc, RawCost("extract", engine, wall, cpu, len(calls), True)]
 
 
 def langid_cost(run: MeasuredRun, model_path: str) -> RawCost:
-    from corpus_pipeline.stages.langid import load_model
+    from corpus_pipeline.langid.stage import load_model
 
     texts = [row["text"].replace("\n", " ") for row in stage_rows(run, "langid", ["text"])]
     wall, cpu = raw_predict(load_model(model_path), texts, 1)
@@ -113,7 +113,7 @@ def langid_cost(run: MeasuredRun, model_path: str) -> RawCost:
 
 
 def normalize_cost(run: MeasuredRun) -> RawCost:
-    from corpus_pipeline.stages.mojibake import FTFY_CONFIG
+    from corpus_pipeline.normalize.mojibake import FTFY_CONFIG
 
     texts = [row["text"] for row in stage_rows(run, "normalize", ["text"])]
 
@@ -209,7 +209,7 @@ def raw_costs(
     scratch: Path,
 ) -> list[RawCost]:
     """`scratch`: where the documents the run's fused stages passed on are rebuilt (untimed)."""
-    from corpus_pipeline.stages.langid import bundled_model_path
+    from corpus_pipeline.langid.stage import bundled_model_path
 
     run = MeasuredRun(run_dir, parts, config, scratch)
     costs: list[RawCost] = []

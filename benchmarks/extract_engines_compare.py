@@ -22,13 +22,13 @@ from pathlib import Path
 
 from common import DATA, PAGES_WARC
 
-from corpus_pipeline.config import ExtractConfig
 from corpus_pipeline.evaluation.commands import gold_ids_by_record
 from corpus_pipeline.evaluation.engine_choice import F1_TOLERANCE, EngineFigures, default_engine
 from corpus_pipeline.evaluation.extraction import load_gold, score_extraction
+from corpus_pipeline.extract.config import ExtractConfig
+from corpus_pipeline.extract.engines import ENGINES, main_text_engine
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import WarcRecord, read_warc
-from corpus_pipeline.stages.extract_engines import ENGINES, main_text_engine
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.urls import canonical_url
 

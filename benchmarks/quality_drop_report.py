@@ -21,9 +21,9 @@ from pathlib import Path
 from common import DATA
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.langid.stage import LangIdStage
+from corpus_pipeline.normalize.stage import NormalizeStage
 from corpus_pipeline.quality.stage import QualityStage
-from corpus_pipeline.stages.langid import LangIdStage
-from corpus_pipeline.stages.normalize import NormalizeStage
 from corpus_pipeline.stats import StageStats
 
 WEB_DOCS = DATA / "dedup" / "web_docs.jsonl"

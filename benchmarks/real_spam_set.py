@@ -34,7 +34,7 @@ from common import DATA
 from spam_devset import judge
 
 from corpus_pipeline.config import PipelineConfig, load_config
-from corpus_pipeline.stages.extract import ExtractStage
+from corpus_pipeline.extract.stage import ExtractStage
 from corpus_pipeline.stats import StageStats
 
 LABELS = Path(__file__).resolve().parent / "data" / "real_spam_labels.tsv"

@@ -32,11 +32,11 @@ from common import DATA, REPO
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import empty_document
+from corpus_pipeline.langid.stage import LangIdStage
+from corpus_pipeline.normalize.stage import NormalizeStage
 from corpus_pipeline.pii.stage import PiiStage
 from corpus_pipeline.quality.blocklist import read_entries
 from corpus_pipeline.quality.stage import QualityStage
-from corpus_pipeline.stages.langid import LangIdStage
-from corpus_pipeline.stages.normalize import NormalizeStage
 from corpus_pipeline.stats import StageStats
 
 PEOPLES_DAILY = DATA / "text" / "zh_peoples_daily_199801.txt"

@@ -15,9 +15,9 @@ from corpus_pipeline.inputs import CRAWL_SUFFIXES
 
 def read_kept_texts(path: str, text_unit: Literal["file", "block", "line"] = "file") -> Iterator[str]:
     """Every non-empty text `path` keeps, in order; `text_unit` is ingest's, for plain text."""
-    from corpus_pipeline.config import IngestConfig
+    from corpus_pipeline.extract.stage import ExtractStage
+    from corpus_pipeline.ingest.config import IngestConfig
     from corpus_pipeline.ingest.stage import IngestStage
-    from corpus_pipeline.stages.extract import ExtractStage
     from corpus_pipeline.stats import StageStats
 
     file = Path(path)

@@ -79,3 +79,29 @@ def test_the_config_has_a_section_per_registry_stage_of_the_model_its_entry_name
         pipeline_config_model((*STAGES, nameless))
     shared = pipeline_config_model((*STAGES, StageSpec("tag", "document", "tag", "normalize", "tests:T", "tag")))
     assert list(shared.model_fields) == list(PipelineConfig.model_fields)
+
+
+# Each stage config module imported first, into a project not yet imported (the modules of the
+# project are dropped from sys.modules before each), then PipelineConfig built from all of them.
+_IMPORT_FIRST = """
+import importlib, sys
+for name in sys.argv[1:]:
+    for loaded in [m for m in sys.modules if m.split(".")[0] == "corpus_pipeline"]:
+        del sys.modules[loaded]
+    importlib.import_module(name)
+    importlib.import_module("corpus_pipeline.config").PipelineConfig()
+"""
+
+
+def test_a_stage_config_module_imports_first_and_then_the_whole_config_builds():
+    """A stage's model lives in its package and imports config.base, which runs config/__init__
+    first: PipelineConfig, built there from every stage's model, must wait until it is asked for."""
+    import subprocess
+    import sys
+
+    from corpus_pipeline.engine.registry import STAGES
+
+    modules = sorted({spec.config.partition(":")[0] for spec in STAGES if spec.config})
+    assert len(modules) >= 10, modules
+    done = subprocess.run([sys.executable, "-c", _IMPORT_FIRST, *modules], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]

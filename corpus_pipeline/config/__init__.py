@@ -1,91 +1,45 @@
 """Pipeline configuration: YAML validated by pydantic, overridable with `--set key=value`.
 
 Every model forbids unknown keys, so a typo such as `langid.min_scor` fails when the config is
-loaded, not six hours into a run. Every option has a default that works for the demo. The models
-live in one module per family of stages (ingest, filtering, tokens); this module assembles them:
-one section per registry stage (engine/registry.py names its model), and the run-wide sections.
+loaded, not six hours into a run. Every option has a default that works for the demo. A stage's
+model lives beside the stage (`extract/config.py`, `quality/config.py`...); this package holds the
+run-wide sections (`spark`, `engine`, `storage`, `domains`, `pipeline`, `nightly`, `report`) and
+assembles `PipelineConfig`: one section per registry stage, of the model its entry names
+("module:Model", imported when the model is first built), and the run-wide sections.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import yaml
 from pydantic import Field, ValidationError, create_model
 
 from corpus_pipeline.config.base import PathPart, Strict
-from corpus_pipeline.config.decontamination import DecontaminationConfig, EvalSetConfig
-from corpus_pipeline.config.embeddings import EmbeddingsConfig
+from corpus_pipeline.config.domains import DomainClassifierConfig, DomainRule, DomainsConfig
 from corpus_pipeline.config.engine import EngineConfig
-from corpus_pipeline.config.filtering import (
-    BlocklistConfig,
-    DedupConfig,
-    PiiConfig,
-    PiiTypeName,
-    QualityClassifierConfig,
-    QualityConfig,
-    QualityGatesConfig,
-    ScoreHeadConfig,
-    SpamConfig,
-)
-from corpus_pipeline.config.ingest import (
-    DEFAULT_BOILERPLATE_PATTERNS,
-    BoilerplateConfig,
-    CrawlConfig,
-    ExtractConfig,
-    LangIdConfig,
-    NormalizeConfig,
-    SparkConfig,
-)
-from corpus_pipeline.config.keep_rules import KeepRule, KeepRulePatch, SignalBounds
-from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.config.pipeline import NightlyConfig, RunConfig
 from corpus_pipeline.config.report import DiversityConfig, DriftBounds, ReportConfig
-from corpus_pipeline.config.sources import DomainClassifierConfig, DomainRule, DomainsConfig, IngestConfig
+from corpus_pipeline.config.spark import SparkConfig
 from corpus_pipeline.config.storage import StorageConfig
-from corpus_pipeline.config.tokens import TokenizeConfig, TrainTokenizerConfig
 from corpus_pipeline.engine.registry import STAGES, resolve
 
 __all__ = [
-    "DEFAULT_BOILERPLATE_PATTERNS",
-    "BlocklistConfig",
-    "BoilerplateConfig",
     "ConfigError",
-    "CrawlConfig",
-    "DecontaminationConfig",
-    "DedupConfig",
+    "DiversityConfig",
     "DomainClassifierConfig",
     "DomainRule",
     "DomainsConfig",
-    "DiversityConfig",
     "DriftBounds",
-    "EmbeddingsConfig",
     "EngineConfig",
-    "EvalSetConfig",
-    "ExtractConfig",
-    "IngestConfig",
-    "KeepRule",
-    "KeepRulePatch",
-    "LangIdConfig",
-    "MixConfig",
     "NightlyConfig",
-    "NormalizeConfig",
-    "PiiConfig",
-    "PiiTypeName",
     "PipelineConfig",
-    "QualityClassifierConfig",
-    "ScoreHeadConfig",
-    "QualityConfig",
-    "QualityGatesConfig",
-    "SpamConfig",
-    "RunConfig",
     "ReportConfig",
-    "SignalBounds",
+    "RunConfig",
     "SparkConfig",
     "StorageConfig",
     "Strict",
-    "TokenizeConfig",
-    "TrainTokenizerConfig",
     "apply_override",
     "load_config",
     "pipeline_config_model",
@@ -128,7 +82,19 @@ def pipeline_config_model(stages) -> type[Strict]:
     )
 
 
-PipelineConfig = pipeline_config_model(STAGES)
+@functools.cache
+def _pipeline_config() -> type[Strict]:
+    return pipeline_config_model(STAGES)
+
+
+def __getattr__(name: str):
+    """`PipelineConfig`, built on first use rather than when this package is imported: the stage
+    packages' config models it assembles (extract/config.py...) import `config.base`, which runs this
+    package first; built then, it would ask for a stage's model half-way through that model's own
+    import."""
+    if name == "PipelineConfig":
+        return _pipeline_config()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ConfigError(ValueError):
@@ -189,5 +155,6 @@ def validate_config(raw: dict, model: type[Strict], source: str | Path | None = 
         raise ConfigError(f"invalid config{f' {source}' if source else ''}: {problems}") from None
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> PipelineConfig:
-    return validate_config(read_raw_config(path, overrides), PipelineConfig, path)
+def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> Strict:
+    """The PipelineConfig of the YAML at `path` (defaults without one) with `overrides` applied."""
+    return validate_config(read_raw_config(path, overrides), _pipeline_config(), path)

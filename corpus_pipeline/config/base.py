@@ -10,6 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 # not `.` or `..`, not absolute, so `--set run_id=../../x` cannot write outside data_root.
 PathPart = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=128)]
 
+# A source or domain name ends up in directory names and mix groups: keep it to a plain word.
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
 
 class Strict(BaseModel):
     # allow_inf_nan=False: an interval or a size of `inf` or `nan` is a config error (exit 2), not

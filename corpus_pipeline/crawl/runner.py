@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from corpus_pipeline.config import CrawlConfig
+from corpus_pipeline.crawl.config import CrawlConfig
 from corpus_pipeline.crawl.seeds import url_domain
 from corpus_pipeline.crawl.stats import STAGE
 from corpus_pipeline.engine.exec.task_plan import part_name

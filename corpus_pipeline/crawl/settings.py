@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corpus_pipeline.config import CrawlConfig
+from corpus_pipeline.crawl.config import CrawlConfig
 
 _PACKAGE = "corpus_pipeline.crawl"
 # With DOWNLOAD_DELAY 0, scrapy 2.19 under the asyncio reactor starts every queued request of a slot

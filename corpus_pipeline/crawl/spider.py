@@ -19,7 +19,7 @@ from scrapy.http import TextResponse
 from scrapy.linkextractors import IGNORED_EXTENSIONS, LinkExtractor
 from scrapy.utils.sitemap import Sitemap
 
-from corpus_pipeline.config import CrawlConfig
+from corpus_pipeline.crawl.config import CrawlConfig
 from corpus_pipeline.crawl.seeds import ALLOWED_SCHEMES, url_domain
 from corpus_pipeline.crawl.stats import CrawlCounters, failure_reason
 from corpus_pipeline.crawl.warc_writer import RollingWarcWriter

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from corpus_pipeline.config import CrawlConfig
+from corpus_pipeline.crawl.config import CrawlConfig
 from corpus_pipeline.crawl.previous import load_validators
 from corpus_pipeline.crawl.runner import run_task_process, seed_stats, task_specs
 from corpus_pipeline.crawl.seeds import partition_by_domain, read_seeds

@@ -14,7 +14,7 @@ from pathlib import Path
 from scrapy.crawler import CrawlerProcess
 
 from corpus_pipeline import __version__
-from corpus_pipeline.config import CrawlConfig
+from corpus_pipeline.crawl.config import CrawlConfig
 from corpus_pipeline.crawl.seeds import url_domain
 from corpus_pipeline.crawl.settings import scrapy_settings
 from corpus_pipeline.crawl.spider import CorpusSpider

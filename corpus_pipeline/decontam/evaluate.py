@@ -19,7 +19,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpus_pipeline.config import EvalSetConfig, PipelineConfig
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.decontam.config import EvalSetConfig
 from corpus_pipeline.decontam.eval_sets import builtin_path
 from corpus_pipeline.decontam.matching import find_hits
 from corpus_pipeline.decontam.plant import EDIT_KINDS, QA, edited, planted_page

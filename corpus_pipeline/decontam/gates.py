@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from corpus_pipeline.config import DecontaminationConfig
+from corpus_pipeline.decontam.config import DecontaminationConfig
 from corpus_pipeline.decontam.record import SetSummary, set_summaries
 from corpus_pipeline.engine.store.stage_dir import STATS_FILE, Location, read_stage_bytes, stage_file
 from corpus_pipeline.gates import Gate, GateFindings, GateInputs

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus_pipeline.config.decontamination import DecontaminationConfig
+from corpus_pipeline.decontam.config import DecontaminationConfig
 from corpus_pipeline.decontam.eval_sets import EvalSet, file_sha256, load_eval_set, set_file
 from corpus_pipeline.dedup.shingle_hashes import shingle_spans
 from corpus_pipeline.dedup.shingles import normalize_for_hashing, uses_characters

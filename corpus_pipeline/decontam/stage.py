@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from corpus_pipeline.config.decontamination import BUILTIN_SETS, DecontaminationConfig, EvalSetConfig
 from corpus_pipeline.decontam import record
+from corpus_pipeline.decontam.config import BUILTIN_SETS, DecontaminationConfig, EvalSetConfig
 from corpus_pipeline.decontam.index import NgramIndex, index_for
 from corpus_pipeline.decontam.matching import Hits, cut_spans, find_hits, merged_spans, redacted
 from corpus_pipeline.stages.base import DocumentStage, Drop, Verdict

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.exact import normalized_hash
 from corpus_pipeline.dedup.lsh import band_keys
 from corpus_pipeline.dedup.minhash import estimated_jaccard, minhash_values, signature

@@ -19,9 +19,9 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
-from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.dedup.chain import VERDICT_SCHEMA
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates, url_duplicates
 from corpus_pipeline.dedup.paragraph_job import remove_repeated_paragraphs
 from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import BAND_SCHEMA, SIMILARITY_SCHEMA, band_batch, similarity_batch
 from corpus_pipeline.dedup.components import connected_components
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.lsh import bands_and_rows
 from corpus_pipeline.engine.whole_corpus import spark_schema
 

@@ -12,7 +12,7 @@ documents of ~62 kB in 2 parts the estimate is 930 MB, the peak 993 MB (2,726 MB
 
 from __future__ import annotations
 
-from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_metadata
 

@@ -24,7 +24,6 @@ from functools import partial
 
 import pyarrow as pa
 
-from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import signature_batch
 from corpus_pipeline.dedup.bucket_spill import BucketSpill
 from corpus_pipeline.dedup.bucket_writer import bucket_done, write_bucket
@@ -37,6 +36,7 @@ from corpus_pipeline.dedup.chain import (
     chained,
     cluster_verdicts,
 )
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.driver_budget import fits_driver
 from corpus_pipeline.dedup.driver_paragraphs import Cleaning, remove_repeated_paragraphs
 from corpus_pipeline.dedup.id_buckets import bucket_identity, row_order

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpus_pipeline.config import DedupConfig
-from corpus_pipeline.config.filtering import ParagraphDedupConfig
+from corpus_pipeline.dedup.config import DedupConfig, ParagraphDedupConfig
 from corpus_pipeline.dedup.paragraph_batches import (
     CHARACTERS_REMOVED,
     PARAGRAPHS_REMOVED,

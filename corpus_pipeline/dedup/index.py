@@ -21,8 +21,8 @@ from functools import partial
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.id_buckets import bucket_identity, id_bucket
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.whole_corpus import (

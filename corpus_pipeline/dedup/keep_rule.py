@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.dedup.config import DedupConfig
 
 # The rank of a document's source in `dedup.source_priority` (0 first), added for the keep order.
 SOURCE_RANK = "_source_rank"

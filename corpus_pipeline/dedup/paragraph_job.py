@@ -11,7 +11,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from corpus_pipeline.config.filtering import ParagraphDedupConfig
+from corpus_pipeline.dedup.config import ParagraphDedupConfig
 from corpus_pipeline.dedup.paragraph_batches import (
     CHARACTERS_REMOVED,
     CLEANED_SCHEMA,

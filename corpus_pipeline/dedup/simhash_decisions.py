@@ -13,7 +13,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from corpus_pipeline.config.filtering import SimhashConfig
+from corpus_pipeline.dedup.config import SimhashConfig
 from corpus_pipeline.dedup.decisions import kept_per_member
 from corpus_pipeline.dedup.simhash import block_layout
 

@@ -21,8 +21,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from corpus_pipeline.config import DedupConfig
-from corpus_pipeline.config.filtering import SimhashConfig
+from corpus_pipeline.dedup.config import DedupConfig, SimhashConfig
 from corpus_pipeline.dedup.keep_rule import keep_key, keep_order
 from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows
 from corpus_pipeline.dedup.minhash import estimated_jaccard

@@ -16,10 +16,10 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN, fill_bucket
 from corpus_pipeline.dedup.chain import CLUSTER_FIELDS, ID_COLLISION, ID_COLLISION_DETAIL, DecisionColumns
 from corpus_pipeline.dedup.chain_job import dedup_decisions
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.index import read_index
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK

@@ -10,7 +10,7 @@ no vector (null), so empty pages do not form one cluster in semantic dedup.
 
 from __future__ import annotations
 
-from corpus_pipeline.config import EmbeddingsConfig
+from corpus_pipeline.embeddings.config import EmbeddingsConfig
 from corpus_pipeline.embeddings.encoder import shared_encoder
 from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN, EMBEDDING_FIELDS, MODEL_COLUMN, to_stored
 from corpus_pipeline.stages.base import DocumentStage, Verdict

@@ -99,7 +99,7 @@ def chain_dirs(
 ) -> list[StageStore]:
     """The stage store (output and fingerprint) of each stage of a chain, before anything runs."""
     if isinstance(source, list):
-        identity = [file_identity(path, stages[0].storage) for path in source]
+        identity = [file_identity(path, storage) for path in source]
     else:
         identity = [read_success(source, storage)["fingerprint"]]
     if len({type(location(output)) for output in outputs}) > 1:
@@ -167,7 +167,7 @@ def _run_tasks(stages, source, dirs: list[StageStore], write_kept, executor, eng
         stage_dir.begin()
     head = stages[0] if isinstance(stages[0], SourceStage) else None
     if head is not None:
-        tasks = plan_file_tasks(list(source), head.storage, partial(head.spans, task_bytes=engine.task_bytes))
+        tasks = plan_file_tasks(list(source), storage, partial(head.spans, task_bytes=engine.task_bytes))
         schemas, documents = [head.output_schema()], stages[1:]
     else:
         parts = input_parts(source, storage)

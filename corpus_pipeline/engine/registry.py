@@ -123,19 +123,19 @@ STAGES: tuple[StageSpec, ...] = (
         options=(StageOption("--previous", "an earlier crawl's output: send conditional requests"),),
         # One process crawls every seed; --runner spark spreads domain groups over the cluster.
         default_runner="local",
-        config="corpus_pipeline.config.ingest:CrawlConfig",
+        config="corpus_pipeline.crawl.config:CrawlConfig",
     ),
     StageSpec(
         "extract",
         "source",
         "01_extract",
         "extract",
-        "corpus_pipeline.stages.extract:ExtractStage",
+        "corpus_pipeline.extract.stage:ExtractStage",
         "WARC/WET/ARC files -> documents (trafilatura)",
         step="corpus_pipeline.pipeline.stage_steps:extract",
         input="files",
         also_reads=("domains", "storage"),
-        config="corpus_pipeline.config.ingest:ExtractConfig",
+        config="corpus_pipeline.extract.config:ExtractConfig",
         drop_reasons=tuple(
             "not_a_document http_status not_html too_large binary_content extract_error extract_timeout "
             "no_main_text read_error".split()
@@ -169,7 +169,7 @@ STAGES: tuple[StageSpec, ...] = (
             ),
         ),
         also_reads=("domains", "storage"),
-        config="corpus_pipeline.config.sources:IngestConfig",
+        config="corpus_pipeline.ingest.config:IngestConfig",
         drop_reasons=tuple(
             "not_json bad_csv_row missing_text text_not_string invalid_utf8 empty_text too_large invalid_id "
             "duplicate_id wiki_redirect not_an_article read_error".split()
@@ -181,9 +181,9 @@ STAGES: tuple[StageSpec, ...] = (
         "document",
         "02_langid",
         "langid",
-        "corpus_pipeline.stages.langid:LangIdStage",
+        "corpus_pipeline.langid.stage:LangIdStage",
         "language ID (fastText lid.176)",
-        config="corpus_pipeline.config.ingest:LangIdConfig",
+        config="corpus_pipeline.langid.config:LangIdConfig",
         drop_reasons=("language_unknown", "language_not_allowed", "low_language_score"),
         reads=("text",),
         writes=("language", "language_score", "language_topk"),
@@ -193,9 +193,9 @@ STAGES: tuple[StageSpec, ...] = (
         "document",
         "03_normalize",
         "normalize",
-        "corpus_pipeline.stages.normalize:NormalizeStage",
+        "corpus_pipeline.normalize.stage:NormalizeStage",
         "Unicode/whitespace cleanup, boilerplate lines",
-        config="corpus_pipeline.config.ingest:NormalizeConfig",
+        config="corpus_pipeline.normalize.config:NormalizeConfig",
         drop_reasons=("empty_after_normalize",),
         reads=("text",),
         writes=("text",),
@@ -210,7 +210,7 @@ STAGES: tuple[StageSpec, ...] = (
         # Before dedup so that its `semantic` method reads the vectors; a transformer on two CPU
         # cores costs more than every other stage together, hence opt-in.
         opt_in=True,
-        config="corpus_pipeline.config.embeddings:EmbeddingsConfig",
+        config="corpus_pipeline.embeddings.config:EmbeddingsConfig",
         reads=("text",),
         writes=("embedding", "embedding_model"),
     ),
@@ -234,7 +234,7 @@ STAGES: tuple[StageSpec, ...] = (
         # storage: the index, on a store too, listed through the run's storage; engine: memory_mb,
         # which decides whether the driver decides (dedup/driver_budget.py).
         also_reads=("storage", "engine"),
-        config="corpus_pipeline.config.filtering:DedupConfig",
+        config="corpus_pipeline.dedup.config:DedupConfig",
         preflight=("corpus_pipeline.dedup.preflight:semantic_needs_embeddings",),
         drop_reasons=tuple(
             "url_duplicate exact_duplicate id_collision minhash_duplicate simhash_duplicate semantic_duplicate "
@@ -249,7 +249,7 @@ STAGES: tuple[StageSpec, ...] = (
         "corpus_pipeline.pii.stage:PiiStage",
         "find, count and redact PII and secrets; drop PII-dense documents",
         report="corpus_pipeline.report.corpus_figures:pii_section",
-        config="corpus_pipeline.config.filtering:PiiConfig",
+        config="corpus_pipeline.pii.config:PiiConfig",
         drop_reasons=("pii_density",),
         reads=("text",),
         writes=("text", "pii_density"),
@@ -263,7 +263,7 @@ STAGES: tuple[StageSpec, ...] = (
         "quality signals (Gopher, C4, FineWeb, coverage, entropy, blocklists, classifier) and keep rules",
         report="corpus_pipeline.report.quality_figures:quality_section",
         gates=("corpus_pipeline.quality.gates:quality_gates",),
-        config="corpus_pipeline.config.filtering:QualityConfig",
+        config="corpus_pipeline.quality.config:QualityConfig",
         # Its drop reasons are its keep rules' and blocklists' names, from the config
         # (schemas/document.md, "quality rules").
         reads=("id", "text", "language", "url", "domain"),
@@ -285,7 +285,7 @@ STAGES: tuple[StageSpec, ...] = (
             ),
         ),
         gates=("corpus_pipeline.decontam.gates:decontamination_gates",),
-        config="corpus_pipeline.config.decontamination:DecontaminationConfig",
+        config="corpus_pipeline.decontam.config:DecontaminationConfig",
         preflight=("corpus_pipeline.decontam.preflight:eval_set_problems",),
         notes="corpus_pipeline.pipeline.record_notes:decontamination_notes",
         drop_reasons=("contaminated",),
@@ -303,7 +303,7 @@ STAGES: tuple[StageSpec, ...] = (
         output="tokenizer",
         options=(StageOption("--vocab-size", "the vocabulary size", config_key="train_tokenizer.vocab_size"),),
         consumes_corpus=True,
-        config="corpus_pipeline.config.tokens:TrainTokenizerConfig",
+        config="corpus_pipeline.tokenize.config:TrainTokenizerConfig",
     ),
     StageSpec(
         "tokenize",
@@ -317,7 +317,7 @@ STAGES: tuple[StageSpec, ...] = (
         options=(_TOKENIZER,),
         consumes_corpus=True,
         also_reads=("storage",),  # a tokenizer on a store is fetched through the run's storage
-        config="corpus_pipeline.config.tokens:TokenizeConfig",
+        config="corpus_pipeline.tokenize.config:TokenizeConfig",
     ),
     StageSpec(
         "mix",
@@ -332,7 +332,7 @@ STAGES: tuple[StageSpec, ...] = (
         consumes_corpus=True,
         many_inputs=True,
         also_reads=("tokenize", "engine", "storage"),
-        config="corpus_pipeline.config.mix:MixConfig",
+        config="corpus_pipeline.mix.config:MixConfig",
         preflight=("corpus_pipeline.mix.preflight:target_problems",),
     ),
 )

@@ -13,7 +13,7 @@ from corpus_pipeline.engine.lifecycle import Executor
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.evaluation.extraction import ExtractionReport, GoldPage, gold_text, load_gold, score_extraction
 from corpus_pipeline.evaluation.langid import LangIdReport, load_sentences, read_fasttext_labels, score_langid
-from corpus_pipeline.stages.langid import LangIdStage, bundled_model_path
+from corpus_pipeline.langid.stage import LangIdStage, bundled_model_path
 from corpus_pipeline.urls import canonical_url
 
 

@@ -10,7 +10,8 @@ from itertools import islice
 
 import orjson
 
-from corpus_pipeline.config import ConfigError, IngestConfig
+from corpus_pipeline.config import ConfigError
+from corpus_pipeline.ingest.config import IngestConfig
 from corpus_pipeline.ingest.streams import open_stream
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_schema

@@ -18,8 +18,8 @@ import orjson
 import pyarrow as pa
 import pyarrow.json as pj
 
-from corpus_pipeline.config import IngestConfig
 from corpus_pipeline.ingest.batches import check_rows, documents, pieces
+from corpus_pipeline.ingest.config import IngestConfig
 from corpus_pipeline.ingest.metadata import has_timestamp
 from corpus_pipeline.ingest.records import Records
 from corpus_pipeline.ingest.streams import open_stream

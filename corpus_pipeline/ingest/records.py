@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from corpus_pipeline.config import IngestConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, source_text_id
+from corpus_pipeline.ingest.config import IngestConfig
 from corpus_pipeline.ingest.metadata import MetadataFields, plain_source
 from corpus_pipeline.stages.base import Drop, VerdictTable
 from corpus_pipeline.stages.domains import DomainRules

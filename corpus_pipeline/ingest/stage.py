@@ -21,9 +21,10 @@ from xml.etree.ElementTree import ParseError
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.config import DomainsConfig, IngestConfig, StorageConfig
+from corpus_pipeline.config import DomainsConfig, StorageConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.store.stage_dir import input_parts
+from corpus_pipeline.ingest.config import IngestConfig
 from corpus_pipeline.ingest.csv import read_csv
 from corpus_pipeline.ingest.fields import check_fields
 from corpus_pipeline.ingest.formats import FORMATS, detect, format_by_name, formats_text, suffixes_of
@@ -37,7 +38,9 @@ from corpus_pipeline.ingest.wikipedia import read_wikipedia
 from corpus_pipeline.inputs import expand_inputs
 from corpus_pipeline.repeated_ids import count_ids
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict, VerdictTable
+from corpus_pipeline.stages.domains import DomainRules
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.listing import has_suffix
 
 LOG = logging.getLogger("corpus_pipeline.ingest")
@@ -65,7 +68,10 @@ class IngestStage(SourceStage):
         domains: DomainsConfig | None = None,
         storage: StorageConfig | None = None,
     ):
-        super().__init__(config or IngestConfig(), domains, storage)
+        self.config = config or IngestConfig()
+        # The documents' `domain`: the run's `domains:` rules, else `ingest.domain`.
+        self.rules = DomainRules(domains)
+        self.storage = Storage(storage)
         # Decided on the driver by input_files, carried to the tasks with the stage: each file's
         # name relative to the input given (rejected rows' ids), and with ingest.limit the records
         # each file may give. Without them (a stage built elsewhere) a file is named by its base
@@ -75,6 +81,10 @@ class IngestStage(SourceStage):
 
     def output_schema(self) -> pa.Schema:
         return DOCUMENT_SCHEMA
+
+    def config_fingerprint(self) -> str:
+        # Not `storage`: how the files are reached (endpoint, retries) does not change what they hold.
+        return repr((self.config, self.rules.config))
 
     def input_files(self, arguments: list[str]) -> list[str]:
         """Every file `arguments` name; the files of a folder that are no dataset are tasks that

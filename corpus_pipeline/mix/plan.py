@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from corpus_pipeline.config.mix import MixConfig, MixPhase
+from corpus_pipeline.mix.config import MixConfig, MixPhase
 from corpus_pipeline.stages.base import StageRefusedError
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

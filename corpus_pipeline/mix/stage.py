@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow.compute as pc
 
-from corpus_pipeline.config import EngineConfig, StorageConfig, TokenizeConfig
-from corpus_pipeline.config.mix import MixConfig
+from corpus_pipeline.config import EngineConfig, StorageConfig
 from corpus_pipeline.engine.whole_corpus import STATS_DIR, Executor, GlobalStage, settle_committed
 from corpus_pipeline.mix import encoded_cache
+from corpus_pipeline.mix.config import MixConfig
 from corpus_pipeline.mix.corpus import DOCUMENTS_FILE, encode_tasks, read_documents, write_documents, write_left_out
 from corpus_pipeline.mix.encode_part import ENCODED_DIR, EncodeJob, encode_part, encoded_summary
 from corpus_pipeline.mix.plan import MixPlan, percent, plan_mix
@@ -35,6 +35,7 @@ from corpus_pipeline.mix.write_shard import PLAN_DIR, ShardJob, ShardTask, read_
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import Location
+from corpus_pipeline.tokenize.config import TokenizeConfig
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, read_manifest, write_manifest
 from corpus_pipeline.tokenize.shard_task import EMPTY_TEXT
 from corpus_pipeline.tokenize.shard_vocabulary import install_tokenizer, resolve_tokenizer

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 
-from corpus_pipeline.config import PiiConfig
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.pii.credentials import find_secrets
 from corpus_pipeline.pii.emails import find_emails, find_obfuscated_emails
 from corpus_pipeline.pii.ip_addresses import find_ipv6

@@ -14,7 +14,7 @@ from collections import Counter
 
 import pyarrow as pa
 
-from corpus_pipeline.config import PiiConfig
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.pii.detector import PiiDetector, redact
 from corpus_pipeline.pii.types import PII_TYPES
 from corpus_pipeline.stages.base import DocumentStage, Drop, Verdict

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, get_args
 
-from corpus_pipeline.config import PiiTypeName
+from corpus_pipeline.pii.config import PiiTypeName
 
 # Most specific first; the index is the rank used to resolve overlaps.
 PII_TYPES: tuple[str, ...] = ("secret", "email", "iban", "cn_id", "card", "ssn", "ip", "phone")

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import ahocorasick
 
-from corpus_pipeline.config import BlocklistConfig
+from corpus_pipeline.quality.config import BlocklistConfig
 from corpus_pipeline.word_units import CJK_CHARS
 
 DATA_DIR = Path(__file__).resolve().parent / "data"

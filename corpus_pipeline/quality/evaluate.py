@@ -117,7 +117,7 @@ def _fill_languages(documents: list[LabelledDocument], config: PipelineConfig) -
     missing = [doc for doc in documents if not doc.language]
     if not missing:
         return
-    from corpus_pipeline.stages.langid import LangIdStage
+    from corpus_pipeline.langid.stage import LangIdStage
 
     langid = LangIdStage(config.langid)
     langid.setup()

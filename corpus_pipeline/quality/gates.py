@@ -18,9 +18,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpus_pipeline.config import QualityGatesConfig
 from corpus_pipeline.engine.store.stage_dir import Location, input_parts
 from corpus_pipeline.gates import Gate, GateFindings, GateInputs
+from corpus_pipeline.quality.config import QualityGatesConfig
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import columns_present, open_parquet
 

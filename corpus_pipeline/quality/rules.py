@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import xxhash
 
-from corpus_pipeline.config import KeepRule
+from corpus_pipeline.quality.keep_rules import KeepRule
 from corpus_pipeline.stages.base import Drop
 
 Check = tuple[str, str, float | None, float | None]  # rule name, signal, min, max

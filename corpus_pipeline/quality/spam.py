@@ -42,9 +42,9 @@ from bisect import bisect_right
 from itertools import accumulate
 from pathlib import Path
 
-from corpus_pipeline.config import SpamConfig
 from corpus_pipeline.quality import spam_operators
 from corpus_pipeline.quality.blocklist import DATA_DIR, TermAutomaton, read_entries
+from corpus_pipeline.quality.config import SpamConfig
 from corpus_pipeline.word_units import CJK_CHARS, Segments, ends_sentence, word_units
 
 SIGNALS = (

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from corpus_pipeline.config import QualityConfig
 from corpus_pipeline.quality import c4, fineweb, gopher, spam
 from corpus_pipeline.quality.blocklist import Blocklists, list_path
+from corpus_pipeline.quality.config import QualityConfig
 from corpus_pipeline.quality.corpus_measures import char_entropy, content_hash, vocab_coverage
 from corpus_pipeline.quality.reference_vocab import SHIPPED_LANGUAGES, shipped_path, vocabulary_for
 from corpus_pipeline.quality.rules import KeepRules, retained_as_noise

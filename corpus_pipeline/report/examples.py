@@ -15,9 +15,10 @@ import numpy as np
 import orjson
 import pyarrow.compute as pc
 
-from corpus_pipeline.config import PiiConfig, QualityConfig
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.pii.detector import PiiDetector, redact
+from corpus_pipeline.quality.config import QualityConfig
 from corpus_pipeline.quality.rules import KeepRules
 from corpus_pipeline.report.run_dir import StageRun, first_rows, kept_parts, parquet_file, rejected_parts, rows_at
 

@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpus_pipeline.config import QualityConfig
+from corpus_pipeline.quality.config import QualityConfig
 from corpus_pipeline.quality.stage import SIGNAL_FIELDS
 from corpus_pipeline.report.histogram import Histogram, histogram
 from corpus_pipeline.report.run_dir import StageRun, kept_parts, parquet_file, read_columns, rejected_parts

@@ -13,10 +13,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from corpus_pipeline.config import DomainsConfig, StorageConfig
-from corpus_pipeline.stages.domains import DomainRules
 from corpus_pipeline.stats import StageStats
-from corpus_pipeline.storage import Storage
 
 
 class StageRefusedError(ValueError):
@@ -89,16 +86,12 @@ class DocumentStage(ABC):
 
 class SourceStage(ABC):
     """Reads one input file, or one byte span of it (`spans`), into rows; every record comes out,
-    kept or with a Drop. Every source stage labels its documents' `domain` by the run's `domains:`
-    section (`rules`), and reads its files, local or `s3://`, through `storage`."""
+    kept or with a Drop. What else a source stage needs is handed to it by the sections its registry
+    entry reads (`also_reads`): extract and ingest are given the run's `storage` (how their files
+    are reached) and `domains` (the labelling of their documents' `domain`, stages/domains.py)."""
 
     name: str = ""
-
-    def __init__(self, config, domains: DomainsConfig | None = None, storage: StorageConfig | None = None):
-        self.config = config
-        self.domains = domains or DomainsConfig()
-        self.rules = DomainRules(self.domains)
-        self.storage = Storage(storage)
+    config: object  # its config section, set by the stage's __init__
 
     def setup(self) -> None:  # noqa: B027 - an optional hook, not abstract
         """Load heavy resources once per process."""
@@ -141,8 +134,7 @@ class SourceStage(ABC):
         """The Arrow schema of the rows `read` yields."""
 
     def config_fingerprint(self) -> str:
-        # Not `storage`: how the files are reached (endpoint, retries) does not change what they hold.
-        return repr((self.config, self.domains))
+        return repr(self.config)
 
 
 def text_bytes(doc: dict) -> int:

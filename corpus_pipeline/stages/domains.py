@@ -1,6 +1,7 @@
 """A document's domain: the first `domains.rules` entry matching its URL's host and path, else the
 label of the domain classifier (`domains.classifier`) when its probability reaches `min_score`, else
-the default domain of its source. Both source stages (extract, ingest) call `DomainRules`."""
+the default domain of its source. Both source stages (extract, ingest) are given a `domains:`
+section and label by its `DomainRules`."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ class DomainRules:
     classifier's fastText model is loaded in the process that labels, once (quality.classifier)."""
 
     def __init__(self, config: DomainsConfig | None = None):
-        config = config or DomainsConfig()
+        config = self.config = config or DomainsConfig()
         # fnmatch's own cache holds 32,768 patterns, but translating once keeps the per-URL cost
         # to two regex calls per rule tried.
         self._rules = [

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus_pipeline.config import TrainTokenizerConfig
 from corpus_pipeline.storage import local_files
+from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 from corpus_pipeline.tokenize.pretokenize import pre_tokenizer
 
 EOD_TOKEN = "<|endoftext|>"

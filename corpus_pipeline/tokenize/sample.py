@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from corpus_pipeline.config import TrainTokenizerConfig
+from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 from corpus_pipeline.tokenize.sharding import signed_xxhash64
 
 SAMPLE_MODULUS = 2**31

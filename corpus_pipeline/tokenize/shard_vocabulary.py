@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus_pipeline.config import TokenizeConfig
 from corpus_pipeline.engine.whole_corpus import read_stage_bytes
 from corpus_pipeline.storage import Storage, local_files
 from corpus_pipeline.storage.locations import local_path
 from corpus_pipeline.tokenize.bpe import choose_dtype, file_sha256, load_tokenizer, token_id, vocab_size
+from corpus_pipeline.tokenize.config import TokenizeConfig
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE
 from corpus_pipeline.tokenize.train_stage import tokenizer_file
 

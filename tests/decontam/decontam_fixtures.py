@@ -7,7 +7,7 @@ import json
 
 from stage_fixtures import real_documents, stage_dir, write_stage
 
-from corpus_pipeline.config import EvalSetConfig
+from corpus_pipeline.decontam.config import EvalSetConfig
 from corpus_pipeline.decontam.eval_sets import load_eval_set
 from corpus_pipeline.document import document_id, empty_document
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from text_sources import chinese_text, english_text
 
-from corpus_pipeline.config import DecontaminationConfig, EvalSetConfig
+from corpus_pipeline.decontam.config import DecontaminationConfig, EvalSetConfig
 from corpus_pipeline.decontam.record import set_summaries
 from corpus_pipeline.decontam.stage import DecontaminateStage
 from corpus_pipeline.stats import StageStats

@@ -8,7 +8,8 @@ from decontam_fixtures import planted_run
 from stage_fixtures import stage_dir
 
 from corpus_pipeline.cli import main
-from corpus_pipeline.config import DecontaminationConfig, PipelineConfig
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.decontam.config import DecontaminationConfig
 from corpus_pipeline.decontam.gates import contamination_gates
 from corpus_pipeline.engine.store.stage_dir import STATS_FILE
 from corpus_pipeline.report.write import write_report

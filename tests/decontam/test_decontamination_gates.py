@@ -10,7 +10,8 @@ import pyarrow as pa
 from stage_fixtures import stage_dir
 from text_sources import english_text
 
-from corpus_pipeline.config import EvalSetConfig, PipelineConfig
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.decontam.config import EvalSetConfig
 from corpus_pipeline.decontam.eval_sets import load_eval_set
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from corpus_pipeline.config import EvalSetConfig
+from corpus_pipeline.decontam.config import EvalSetConfig
 from corpus_pipeline.decontam.eval_sets import EvalSetError, load_eval_set
 
 

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 from datasketch import MinHash
 
-from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import band_batch, signature_batch, similarity_batch
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.exact import exact_hash
 from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows, candidate_probability
 from corpus_pipeline.dedup.minhash import (

@@ -10,7 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 from dedup_runs import decided_by_spark_jobs, run_dedup, run_dedup_without_spark
 
-from corpus_pipeline.config import DedupConfig, PipelineConfig
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.index import SETTINGS, publish_to_index, read_index
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.engine.exec.local import LocalExecutor

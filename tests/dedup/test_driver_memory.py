@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 import tracemalloc
 
-from corpus_pipeline.config import DedupConfig, PipelineConfig
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.driver_budget import driver_bytes, fits_driver
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.engine.store.stage_dir import input_parts

@@ -12,7 +12,7 @@ import pytest
 from dedup_runs import assert_same_bytes, dedup_at_partitionings
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.config.filtering import SimhashConfig
+from corpus_pipeline.dedup.config import SimhashConfig
 from corpus_pipeline.dedup.shingles import document_shingles
 from corpus_pipeline.dedup.simhash import hamming_distance, simhash
 from corpus_pipeline.dedup.simhash_decisions import verified_pairs

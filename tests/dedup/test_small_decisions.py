@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from pyspark.sql import functions as F
 
-from corpus_pipeline.config.filtering import SimhashConfig
 from corpus_pipeline.dedup.chain import VERDICT_SCHEMA, chained, cluster_verdicts
 from corpus_pipeline.dedup.chain_job import cluster_verdict_frame
+from corpus_pipeline.dedup.config import SimhashConfig
 from corpus_pipeline.dedup.keep_rule import keep_key
 from corpus_pipeline.dedup.small_decisions import candidate_pairs, components, simhash_pairs
 

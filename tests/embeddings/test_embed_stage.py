@@ -9,7 +9,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from corpus_pipeline.config import EmbeddingsConfig, PipelineConfig
+from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.embeddings.config import EmbeddingsConfig
 from corpus_pipeline.embeddings.stage import EmbeddingsStage
 from corpus_pipeline.embeddings.vectors import from_stored
 from corpus_pipeline.engine.stage_order import fused_run, opted_out

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from corpus_pipeline.config import QualityConfig
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.embeddings.quality_head import SHIPPED_HEAD
 from corpus_pipeline.embeddings.quality_score import QualityScorer
+from corpus_pipeline.quality.config import QualityConfig
 from corpus_pipeline.quality.stage import HEAD_SIGNAL, QualityStage
 from corpus_pipeline.stats import StageStats
 

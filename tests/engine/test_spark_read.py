@@ -11,8 +11,8 @@ import pytest
 from conftest import executor_environment
 from stage_fixtures import real_documents
 
-from corpus_pipeline.config import DedupConfig
 from corpus_pipeline.dedup.batch_ops import signature_batch
+from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.index import INDEX_ID_PREFIX, index_identity, publish_to_index, read_index
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.engine.exec import spark_read

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus_pipeline.config import ExtractConfig
 from corpus_pipeline.evaluation.engine_choice import EngineFigures, default_engine
+from corpus_pipeline.extract.config import ExtractConfig
 
 RECORD = Path(__file__).parents[2] / "benchmarks" / "data" / "extract_engines.json"
 

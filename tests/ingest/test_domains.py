@@ -7,9 +7,10 @@ import pytest
 from conftest import shared_data
 from ingest_inputs import ingest, kept, write_jsonl
 
-from corpus_pipeline.config import ConfigError, DomainsConfig, ExtractConfig, load_config
+from corpus_pipeline.config import ConfigError, DomainsConfig, load_config
+from corpus_pipeline.extract.config import ExtractConfig
+from corpus_pipeline.extract.stage import ExtractStage
 from corpus_pipeline.stages.domains import DomainRules
-from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.stats import StageStats
 
 RULES = [

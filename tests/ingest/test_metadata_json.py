@@ -8,7 +8,7 @@ import json
 import pyarrow as pa
 import pytest
 
-from corpus_pipeline.config import IngestConfig
+from corpus_pipeline.ingest.config import IngestConfig
 from corpus_pipeline.ingest.metadata import MetadataFields, _without_nulls
 
 UTC = datetime.timezone.utc

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from corpus_pipeline.config.mix import MixConfig
+from corpus_pipeline.mix.config import MixConfig
 from corpus_pipeline.mix.plan import Documents, MixTargetsError, plan_mix, shard_ranges
 
 

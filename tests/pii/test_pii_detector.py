@@ -2,7 +2,7 @@
 
 import random
 
-from corpus_pipeline.config import PiiConfig
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.pii.detector import PiiDetector, redact, resolve_overlaps
 from corpus_pipeline.pii.types import Span
 

@@ -1,4 +1,4 @@
-from corpus_pipeline.config import PiiConfig
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.pii.detector import PiiDetector, redact
 
 

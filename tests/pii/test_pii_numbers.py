@@ -4,8 +4,8 @@ import datetime
 
 import pytest
 
-from corpus_pipeline.config import PiiConfig
 from corpus_pipeline.pii.cards import luhn_valid
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.pii.detector import PiiDetector
 from corpus_pipeline.pii.iban import iban_valid
 from corpus_pipeline.pii.national_ids import cn_id_check_char, cn_id_valid, ssn_valid

@@ -1,6 +1,6 @@
 import pytest
 
-from corpus_pipeline.config import PiiConfig
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.pii.detector import PiiDetector
 
 

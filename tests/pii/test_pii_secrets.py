@@ -1,7 +1,7 @@
 import base64
 import json
 
-from corpus_pipeline.config import PiiConfig
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.pii.credentials import shannon_entropy
 from corpus_pipeline.pii.detector import PiiDetector, redact
 

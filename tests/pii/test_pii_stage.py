@@ -12,11 +12,12 @@ import pyarrow.parquet as pq
 import pytest
 from stage_fixtures import stage_dir
 
-from corpus_pipeline.config import PiiConfig, PipelineConfig
+from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.pii.stage import COUNT_COLUMNS, DENSITY_COLUMN, PiiStage
 from corpus_pipeline.stats import StageStats
 

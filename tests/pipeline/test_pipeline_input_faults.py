@@ -8,11 +8,11 @@ import json
 import pyarrow.parquet as pq
 from pipeline_inputs import small_config, warc_record_count, write_demo_warc
 
+from corpus_pipeline.extract.stage import ExtractStage
 from corpus_pipeline.pipeline.console import run_summary
 from corpus_pipeline.pipeline.context import RunPlan
 from corpus_pipeline.pipeline.runner import run_pipeline
 from corpus_pipeline.pipeline.steps import STEPS
-from corpus_pipeline.stages.extract import ExtractStage
 
 # crawl, extract, langid, normalize: the faults are extract's to handle; dedup and later stages
 # would only add a Spark job to a test that is about files.

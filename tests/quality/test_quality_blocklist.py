@@ -6,8 +6,8 @@ import pickle
 
 import pytest
 
-from corpus_pipeline.config import BlocklistConfig
 from corpus_pipeline.quality.blocklist import Blocklists
+from corpus_pipeline.quality.config import BlocklistConfig
 
 
 @pytest.fixture

@@ -13,12 +13,12 @@ import pyarrow.parquet as pq
 import pytest
 from quality_junk_corpus import junk_documents
 
-from corpus_pipeline.config import QualityClassifierConfig, QualityConfig
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.fasttext_models import classifier_tokens, load_model
 from corpus_pipeline.kept_texts import read_kept_texts
 from corpus_pipeline.quality.classifier import QualityClassifier
 from corpus_pipeline.quality.classifier_training import train_classifier
+from corpus_pipeline.quality.config import QualityClassifierConfig, QualityConfig
 from corpus_pipeline.quality.fasttext_train import TrainParams, fasttext_hash, train
 from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.stats import StageStats

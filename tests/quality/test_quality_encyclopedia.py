@@ -5,9 +5,9 @@ still dropped."""
 
 from __future__ import annotations
 
-from corpus_pipeline.config import QualityConfig
-from corpus_pipeline.config.keep_rules import DEFAULT_QUALITY_RULES
 from corpus_pipeline.document import empty_document
+from corpus_pipeline.quality.config import QualityConfig
+from corpus_pipeline.quality.keep_rules import DEFAULT_QUALITY_RULES
 from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.stats import StageStats
 

@@ -12,10 +12,11 @@ from quality_junk_corpus import junk_documents
 from stage_fixtures import stage_dir
 
 from corpus_pipeline.cli import build_parser, main
-from corpus_pipeline.config import PipelineConfig, QualityGatesConfig, load_config
+from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.gates import GateFindings, evaluate_gates, final_corpus
+from corpus_pipeline.quality.config import QualityGatesConfig
 from corpus_pipeline.quality.gates import language_gates
 from corpus_pipeline.storage import Storage
 

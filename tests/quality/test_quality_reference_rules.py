@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_pipeline.config import QualityConfig
 from corpus_pipeline.quality import c4, gopher
+from corpus_pipeline.quality.config import QualityConfig
 from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.word_units import STOP_WORDS, segment, stop_word_set
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_pipeline.config import ConfigError, KeepRule, load_config
+from corpus_pipeline.config import ConfigError, load_config
+from corpus_pipeline.quality.keep_rules import KeepRule
 from corpus_pipeline.quality.rules import KeepRules, retained_as_noise
 
 

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from fake_encoder import FakeEncoder
 
-from corpus_pipeline.config import PipelineConfig, QualityConfig
+from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.embeddings.quality_head import fit_head, save_head
 from corpus_pipeline.embeddings.quality_score import QualityScorer
@@ -19,6 +19,7 @@ from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.mix.encode_part import tier_weights
+from corpus_pipeline.quality.config import QualityConfig
 from corpus_pipeline.quality.stage import HEAD_SIGNAL, QualityStage
 from corpus_pipeline.stats import StageStats
 

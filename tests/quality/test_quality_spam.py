@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from corpus_pipeline.config import QualityConfig, SpamConfig
 from corpus_pipeline.document import empty_document
+from corpus_pipeline.quality.config import QualityConfig, SpamConfig
 from corpus_pipeline.quality.spam import SpamSignals, split_title
 from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.stats import StageStats

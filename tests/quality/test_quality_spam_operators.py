@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_pipeline.config import SpamConfig
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.quality import spam_operators
+from corpus_pipeline.quality.config import SpamConfig
 from corpus_pipeline.quality.spam import SpamSignals
 from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.stats import StageStats

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from stage_fixtures import write_stage
 
-from corpus_pipeline.config import PiiConfig
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.report.examples import Redactor, stage_examples
 from corpus_pipeline.report.html_corpus import example_group
 from corpus_pipeline.report.run_dir import read_stage

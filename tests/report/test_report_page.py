@@ -12,7 +12,7 @@ from report_run_fixture import EMAIL, PHONE, config, copy_run, report_run  # noq
 from stage_fixtures import stage_dir
 
 from corpus_pipeline.cli import main
-from corpus_pipeline.config import PiiConfig
+from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.report.examples import Redactor
 from corpus_pipeline.report.html_page import SECTIONS
 from corpus_pipeline.report.write import ReportInputError, write_report

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from shards_fixtures import real_documents
 
-from corpus_pipeline.config import TrainTokenizerConfig
 from corpus_pipeline.tokenize.bpe import (
     TokenizerError,
     choose_dtype,
@@ -17,6 +16,7 @@ from corpus_pipeline.tokenize.bpe import (
     special_tokens,
     train_bpe,
 )
+from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 
 CONFIG = TrainTokenizerConfig(vocab_size=1_500, reserved_tokens=["<|im_start|>", "<|im_end|>"], reserved_slots=2)
 

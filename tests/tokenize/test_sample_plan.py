@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_pipeline.config import TrainTokenizerConfig
+from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 from corpus_pipeline.tokenize.sample import SAMPLE_MODULUS, in_sample, plan_sample, sample_key
 from corpus_pipeline.tokenize.sharding import bucket_count, bucket_of, partition_keys, signed_xxhash64, spark_int_hash
 

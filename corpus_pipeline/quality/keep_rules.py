@@ -1,5 +1,5 @@
 """Keep rules of the quality stage: the bounds on signals, their defaults, and the changes a
-document's domain makes to them (QualityConfig in filtering.py holds them)."""
+document's domain makes to them (QualityConfig in config.py holds them)."""
 
 from __future__ import annotations
 

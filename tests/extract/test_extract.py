@@ -8,9 +8,9 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import html_page, shared_data, write_warc
 
-from corpus_pipeline.config import ExtractConfig
+from corpus_pipeline.extract.config import ExtractConfig
+from corpus_pipeline.extract.stage import ExtractStage
 from corpus_pipeline.inputs import expand_crawl_inputs
-from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 

@@ -11,15 +11,15 @@ import regex
 from conftest import SHARED_DATA
 from ftfy.badness import BADNESS_RE
 
-from corpus_pipeline.config import BoilerplateConfig, NormalizeConfig
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.lifecycle import run_chain
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.stages import mojibake
+from corpus_pipeline.normalize import mojibake
+from corpus_pipeline.normalize.config import BoilerplateConfig, NormalizeConfig
+from corpus_pipeline.normalize.mojibake import FTFY_CONFIG, fix_mojibake
+from corpus_pipeline.normalize.stage import NormalizeStage, collapse_whitespace, remove_invisible
 from corpus_pipeline.stages.base import Drop
-from corpus_pipeline.stages.mojibake import FTFY_CONFIG, fix_mojibake
-from corpus_pipeline.stages.normalize import NormalizeStage, collapse_whitespace, remove_invisible
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 

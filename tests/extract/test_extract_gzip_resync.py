@@ -11,8 +11,8 @@ from conftest import html_page, write_warc
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.lifecycle import run_chain
 from corpus_pipeline.engine.store.stage_dir import read_stage_bytes
+from corpus_pipeline.extract.stage import ExtractStage
 from corpus_pipeline.readers.warc import ReadFault, next_gzip_member, read_warc
-from corpus_pipeline.stages.extract import ExtractStage
 from corpus_pipeline.storage import Storage
 
 RECORDS = 50

@@ -15,9 +15,9 @@ import pydantic
 import pytest
 from conftest import html_page, shared_data, write_warc
 
-from corpus_pipeline.config import ExtractConfig
-from corpus_pipeline.stages.extract import ExtractStage
-from corpus_pipeline.stages.timed_worker import close_shared_workers
+from corpus_pipeline.extract.config import ExtractConfig
+from corpus_pipeline.extract.stage import ExtractStage
+from corpus_pipeline.extract.timed_worker import close_shared_workers
 from corpus_pipeline.stats import StageStats
 
 ARTICLE = "<p>" + "The council published the audited accounts of the harbour authority for the year. " * 6 + "</p>"
@@ -170,7 +170,7 @@ def test_the_worker_dies_with_its_parent_even_mid_call(tmp_path):
     script = textwrap.dedent(
         """
         import time
-        from corpus_pipeline.stages.timed_worker import TimedWorker
+        from corpus_pipeline.extract.timed_worker import TimedWorker
         worker = TimedWorker(time.sleep)
         worker.call(5, 0)
         print(worker.pid, flush=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import ahocorasick
 import regex
 
-from corpus_pipeline.config import BoilerplateConfig
+from corpus_pipeline.normalize.config import BoilerplateConfig
 
 try:  # the parser behind re.compile; used only to find required literals, never to match
     import re._parser as _sre_parse  # Python >= 3.11

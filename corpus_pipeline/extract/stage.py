@@ -6,7 +6,7 @@ Every record of a file becomes a row: a document, or a rejected row whose reason
 readers/warc_spans.py; each record is read by exactly one), and a corrupt file keeps every record
 before the fault and, past a corrupt gzip member, every record after it (the skipped bytes in
 `read_fault_skipped_bytes`).
-The engine (stages/extract_engines.py) runs in a child process with a time limit per page
+The engine (extract/engines.py) runs in a child process with a time limit per page
 (`extract.timeout_seconds`): a page that hangs it becomes an `extract_timeout` row and the task goes
 on with the next record.
 """
@@ -19,16 +19,19 @@ from pathlib import PurePath
 
 import pyarrow as pa
 
-from corpus_pipeline.config import DomainsConfig, ExtractConfig, StorageConfig
+from corpus_pipeline.config import DomainsConfig, StorageConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
+from corpus_pipeline.extract.config import ExtractConfig
+from corpus_pipeline.extract.engines import main_text_engine, preload
+from corpus_pipeline.extract.timed_worker import CallFailed, CallTimeout, TimedWorker, shared_worker
 from corpus_pipeline.inputs import expand_crawl_inputs, name_skipped_crawl_files
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import ReadFault, WarcRecord, read_warc
 from corpus_pipeline.readers.warc_spans import warc_spans
 from corpus_pipeline.stages.base import Drop, SourceStage, Verdict
-from corpus_pipeline.stages.extract_engines import main_text_engine, preload
-from corpus_pipeline.stages.timed_worker import CallFailed, CallTimeout, TimedWorker, shared_worker
+from corpus_pipeline.stages.domains import DomainRules
 from corpus_pipeline.stats import StageStats
+from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import absolute
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -61,8 +64,15 @@ class ExtractStage(SourceStage):
         domains: DomainsConfig | None = None,
         storage: StorageConfig | None = None,
     ):
-        super().__init__(config or ExtractConfig(), domains, storage)
+        self.config = config or ExtractConfig()
+        # The documents' `domain`: the run's `domains:` rules, else `extract.domain`.
+        self.rules = DomainRules(domains)
+        self.storage = Storage(storage)
         self.engine = main_text_engine(self.config)
+
+    def config_fingerprint(self) -> str:
+        # Not `storage`: how the files are reached (endpoint, retries) does not change what they hold.
+        return repr((self.config, self.rules.config))
 
     def input_files(self, arguments: list[str]) -> list[str]:
         name_skipped_crawl_files(arguments, self.storage)

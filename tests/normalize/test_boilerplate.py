@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from corpus_pipeline.config import BoilerplateConfig
-from corpus_pipeline.stages.boilerplate import BoilerplateFilter, required_literals, too_few_words
+from corpus_pipeline.normalize.boilerplate import BoilerplateFilter, required_literals, too_few_words
+from corpus_pipeline.normalize.config import BoilerplateConfig
 
 DEFAULT = BoilerplateFilter(BoilerplateConfig())
 

@@ -1,17 +1,12 @@
-"""Config of what a document's `source` and `domain` are: the `ingest` stage reading existing
-datasets, and the `domains:` rules that both source stages (extract, ingest) apply."""
+"""The `ingest:` section: which datasets become documents, and how their fields are read."""
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from corpus_pipeline.config.base import Strict
-
-# A source or domain name ends up in directory names and mix groups: keep it to a plain word.
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+from corpus_pipeline.config.base import NAME_PATTERN, Strict
 
 
 class IngestConfig(Strict):
@@ -74,39 +69,3 @@ def _names(field: str | list[str] | None) -> tuple[str, ...]:
     if field is None:
         return ()
     return (field,) if isinstance(field, str) else tuple(field)
-
-
-class DomainRule(Strict):
-    """Documents whose URL host matches `host` (a glob: `*.wikipedia.org`) and whose path matches
-    `path` (a regular expression searched in the path, `^/wiki/`) get `domain`."""
-
-    host: str = "*"
-    path: str | None = None
-    domain: str = Field(pattern=NAME_PATTERN)
-
-    @field_validator("path")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as error:
-                raise ValueError(f"not a regular expression: {error}") from None
-        return value
-
-
-class DomainClassifierConfig(Strict):
-    # A fastText model whose labels are domains, trained from labelled examples with
-    # `corpus-pipeline quality train-classifier --label news=DIR --label code=FILE ...`; None: none.
-    model_path: str | None = None
-    # Its top label decides only at this probability or more; below it the source's default stays.
-    min_score: float = Field(0.5, ge=0.0, le=1.0)
-
-
-class DomainsConfig(Strict):
-    """`domains:` the first rule matching a document's URL decides its domain; no match (or no
-    URL): the classifier's label when it is sure enough, else the source's default domain
-    (`extract.domain`, `ingest.domain`)."""
-
-    rules: list[DomainRule] = Field(default_factory=list)
-    classifier: DomainClassifierConfig = Field(default_factory=DomainClassifierConfig)

@@ -47,8 +47,8 @@ from typing import Any
 
 import regex
 
-from corpus_pipeline.config import ExtractConfig
-from corpus_pipeline.stages.normalize import remove_invisible
+from corpus_pipeline.extract.config import ExtractConfig
+from corpus_pipeline.normalize.stage import remove_invisible
 
 _CJK_LETTER = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
 _SPACE = regex.compile(r"\s+")

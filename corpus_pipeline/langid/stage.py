@@ -11,7 +11,7 @@ import functools
 import importlib.util
 import os
 
-from corpus_pipeline.config import LangIdConfig
+from corpus_pipeline.langid.config import LangIdConfig
 from corpus_pipeline.stages.base import DocumentStage, Drop, Verdict
 from corpus_pipeline.stats import StageStats
 

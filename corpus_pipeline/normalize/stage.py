@@ -29,10 +29,10 @@ import unicodedata
 
 import ftfy
 
-from corpus_pipeline.config import NormalizeConfig
+from corpus_pipeline.normalize.boilerplate import BoilerplateFilter
+from corpus_pipeline.normalize.config import NormalizeConfig
+from corpus_pipeline.normalize.mojibake import fix_mojibake
 from corpus_pipeline.stages.base import DocumentStage, Drop, Verdict
-from corpus_pipeline.stages.boilerplate import BoilerplateFilter
-from corpus_pipeline.stages.mojibake import fix_mojibake
 from corpus_pipeline.stats import StageStats
 
 STATS_GROUP = "normalize"

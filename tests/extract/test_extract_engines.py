@@ -12,10 +12,8 @@ from conftest import html_page, shared_data, write_warc
 from pydantic import ValidationError
 from warcio.archiveiterator import ArchiveIterator
 
-from corpus_pipeline.config import ExtractConfig
-from corpus_pipeline.readers.html_decode import decode_html
-from corpus_pipeline.stages.extract import ExtractStage
-from corpus_pipeline.stages.extract_engines import (
+from corpus_pipeline.extract.config import ExtractConfig
+from corpus_pipeline.extract.engines import (
     COMMENTS_KEPT,
     HYBRID_MAX_LINES,
     HYBRID_MIN_CHARS,
@@ -32,6 +30,8 @@ from corpus_pipeline.stages.extract_engines import (
     without_list_runs,
     without_repeated_lines,
 )
+from corpus_pipeline.extract.stage import ExtractStage
+from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.stats import StageStats
 
 ARTICLE = "<p>" + "The committee approved the new river restoration plan after a long debate. " * 6 + "</p>"

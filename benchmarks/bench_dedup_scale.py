@@ -32,7 +32,8 @@ from pathlib import Path
 from common import RESULTS, machine, write_results
 from cpu_monitor import CpuMonitor
 from dedup_corpus import DedupCorpus, write_stage
-from process_memory import TreeMemorySampler, process_tree
+from proc_tree import process_tree
+from process_memory import TreeMemorySampler
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.stage_dir import SUCCESS

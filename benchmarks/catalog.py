@@ -201,6 +201,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         "~3 s per part",
     ),
     Benchmark(
+        "real-spam",
+        "real_spam_set",
+        "not a timing: spam kept and ordinary pages dropped, per language, on the real labelled spam set "
+        "(Common Crawl, ClueWeb09 and the benchmark pages), with and without the spam rules (--part dev|heldout|all)",
+        "not recorded",
+    ),
+    Benchmark(
         "wiki-residue",
         "wiki_residue",
         "not a timing: Wikipedia articles with wikitext residue before and after ingest per language (gensim's "

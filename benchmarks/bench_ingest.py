@@ -46,7 +46,7 @@ import harness
 import pyarrow as pa
 import pyarrow.json as pj
 import pyarrow.parquet as pq
-from common import DATA, MB, Column, StageReport, Target
+from common import DATA, MB, Column, StageReport, Target, clocks
 from harness import Results, Spec, option
 
 from corpus_pipeline.cli import main as cli_main
@@ -111,10 +111,11 @@ def timed(function, reps: int) -> tuple[list[float], list[float]]:
     function()  # warm-up: imports, the page cache, pyarrow's thread pool
     walls, cpus = [], []
     for _ in range(reps):
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, cpu = clocks()
         function()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
+        wall_end, cpu_end = clocks()
+        walls.append(wall_end - wall)
+        cpus.append(cpu_end - cpu)
     return walls, cpus
 
 

@@ -25,7 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 import harness
-from common import DATA
+from common import DATA, clocks
 from harness import Results, Spec, option
 
 from corpus_pipeline.config import PipelineConfig
@@ -48,9 +48,10 @@ def embedded(rows: list[dict], config: PipelineConfig) -> tuple[list[dict], dict
     stage = EmbeddingsStage(config.embeddings)
     stage.setup()
     rows = [dict(row) for row in rows]
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = clocks()
     stage.process_batch(rows, StageStats("embed"))
-    seconds = {"wall_s": round(time.perf_counter() - wall, 1), "cpu_s": round(time.process_time() - cpu, 1)}
+    wall_end, cpu_end = clocks()
+    seconds = {"wall_s": round(wall_end - wall, 1), "cpu_s": round(cpu_end - cpu, 1)}
     return rows, seconds
 
 

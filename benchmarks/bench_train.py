@@ -181,10 +181,8 @@ def run(args, out: Results) -> None:
         out.record("shard reader, one rank, CPU", "tokens_per_s", results["reader_tokens_per_s"], "tokens/s")
     for key, label in (("health_cpu", "tiny preset, CPU"), ("health_gpu", "gpt-124m, GPU")):
         if key in results:
-            health = results[key]
-            out.record(
-                f"{label}, health on", "steps_per_s", health["on_steps_per_s"], "steps/s", health["ratio"], "off"
-            )
+            on, ratio = results[key]["on_steps_per_s"], results[key]["ratio"]
+            out.record(f"{label}, health on", "steps_per_s", on, "steps/s", ratio, "health off")
     if "gpu" in results:
         out.record("gpt-124m step, GPU", "tokens_per_s", results["gpu"]["tokens_per_s"], "tokens/s")
         if results["gpu"]["mfu"] is not None:

@@ -71,9 +71,9 @@ lint: $(VENV)/.installed ## ruff
 	$(VENV)/bin/ruff check .
 
 # make bench: the list, then the standard set (extract, langid); ARGS go to run_all.py (--quick,
-# --stages pii,quality, ...). make bench BENCH=dedup ARGS=--quick: one benchmark of the list.
+# --reps 3, ...). make bench BENCH=dedup ARGS=--quick: one benchmark of the list, with its options.
 bench: $(VENV)/.installed ## list every benchmark and its command, run the standard set (or BENCH=name; see benchmarks/)
-	$(PY) benchmarks/run_all.py $(if $(BENCH),--bench $(BENCH) --) $(ARGS)
+	$(PY) benchmarks/run_all.py $(BENCH) $(ARGS)
 
 .PHONY: bench-list
 bench-list: $(VENV)/.installed ## every benchmark: name, command, what it measures, how long

@@ -10,12 +10,11 @@ The reps alternate a, b, b, a, a, b ... so both columns see the same load from o
 average; rates use each column's fastest rep. The `others` column is the CPU other processes used
 meanwhile (~0 on an idle machine). Target: (b) pages/s >= 0.9 x (a).
 
-    .venv/bin/python benchmarks/bench_crawl.py [--reps N] [--quick]
+    .venv/bin/python benchmarks/run_all.py crawl [--reps N] [--quick]   # --quick: a small site, timings meaningless
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -23,8 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import harness
 from common import Column, Ratio, StageReport, Target
 from cpu_monitor import CpuMonitor
+from harness import Results, Spec, option
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.demo.server import DemoServer
@@ -143,25 +144,29 @@ def measure(reps: int, quick: bool, monitor: CpuMonitor) -> StageReport:
     return report
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a small site: a smoke run, timings meaningless")
-    parser.add_argument("--reps", type=int, default=3, help="crawls per column, alternating a and b (default 3)")
-    parser.add_argument("--scrapy-alone", nargs=2, metavar=("URL", "OUT"), help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.scrapy_alone:
-        scrapy_alone(args.scrapy_alone[0], Path(args.scrapy_alone[1]))
+def run(opts, results: Results) -> int:
+    if opts.scrapy_alone:
+        scrapy_alone(opts.scrapy_alone[0], Path(opts.scrapy_alone[1]))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         monitor = CpuMonitor(Path(tmp) / "cpu-monitor.txt").start()
         try:
-            report = measure(args.reps, args.quick, monitor)
+            report = measure(opts.reps, opts.quick, monitor)
         finally:
             monitor.stop()
     print(report.table())
-    print(json.dumps({"stage": "crawl", "quick": args.quick, **report.to_dict()}))
+    results.add_report(report)
     return 0
 
 
+SPEC = Spec(
+    "crawl",
+    __doc__,
+    run,
+    shared=("quick", "reps"),
+    options=(option("--scrapy-alone", hidden=True, nargs=2, metavar=("URL", "OUT")),),
+    defaults={"reps": 3},
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

@@ -16,12 +16,11 @@ of two ABC news lines each (a question and an answer: real English, absent from 
 (p) datatrove 0.10.1 NGramsDecontFilter (13-grams, query + label + overlap n-grams of the same
     items) on the first PEER_DOCS documents, in the peer venv (peer_datatrove_decontam.py).
 
-    python benchmarks/bench_decontam.py [--copies N] [--generated N] [--no-spark] [--no-peer] [--memory-only]
+    python benchmarks/run_all.py decontam [--copies N] [--generated N] [--no-spark] [--no-peer] [--memory-only]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import shutil
@@ -32,8 +31,10 @@ import time
 from functools import partial
 from pathlib import Path
 
+import harness
 from bench_quality import load_docs, write_input
-from common import DATA, RESULTS, machine, seconds_of_fresh_run, write_results
+from common import DATA, seconds_of_fresh_run
+from harness import Results, Spec, option
 from peer_env import PeerEnvError, ensure_peer_env, run_peer
 
 from corpus_pipeline.config import PipelineConfig
@@ -51,6 +52,14 @@ COPIES, GENERATED, PLANT_EVERY = 14, 10_000, 100
 QUALITY_DOCS, PEER_DOCS = 4_000, 2_000
 MEMORY_ITEMS = (10_000, 100_000)
 MEMORY_GOAL_MB = 200
+# run()'s rates, as the cases of their records
+RATES = {
+    "stage_in_process_docs_s": "decontaminate process_batch, one process",
+    "quality_in_process_docs_s": "quality process_batch, one process",
+    "stage_local_docs_s": "decontaminate stage, LocalExecutor",
+    "stage_spark_local2_docs_s": "decontaminate stage, Spark local[2]",
+}
+PEER_CASE = "datatrove NGramsDecontFilter"
 
 
 def generated_items(count: int, seed: int = 1) -> list[dict]:
@@ -129,26 +138,19 @@ def rate(docs: int, seconds: float) -> float:
     return round(docs / seconds, 1) if seconds else 0.0
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--copies", type=int, default=COPIES)
-    parser.add_argument("--generated", type=int, default=GENERATED)
-    parser.add_argument("--no-spark", action="store_true")
-    parser.add_argument("--no-peer", action="store_true")
-    parser.add_argument("--memory-items", type=int, help="only: the index memory for this many items, as JSON")
-    parser.add_argument("--memory-work", type=Path, help="with --memory-items: where its files are")
-    parser.add_argument("--memory-only", action="store_true", help="only the index memory figures")
-    args = parser.parse_args()
+def run(args, figures: Results) -> None:
     if args.memory_items is not None:
         print(json.dumps(index_memory(args.memory_items, args.memory_work)))
         return
     config = PipelineConfig()
     work = Path(tempfile.mkdtemp(prefix="bench-decontam-"))
-    results: dict = {"machine": machine(), "copies": args.copies, "generated_items": args.generated}
+    results: dict = figures.details
+    results.update(copies=args.copies, generated_items=args.generated)
     try:
-        results["index"] = [run for count in MEMORY_ITEMS for run in _memory_in_fresh_processes(count, work)]
+        results["index"] = [one for count in MEMORY_ITEMS for one in _memory_in_fresh_processes(count, work)]
         if args.memory_only:
             print(json.dumps(results["index"], indent=2))
+            record(figures)
             return
         items = generated_items(args.generated)
         items_file = write_items(items, work / "items.jsonl")
@@ -176,9 +178,24 @@ def main() -> None:
             results["datatrove"] = _peer(rows[:PEER_DOCS], items, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    path = write_results(RESULTS / "decontam.json", results)
     print(json.dumps(results, indent=2))
-    print(f"results: {path}")
+    record(figures)
+
+
+def record(figures: Results) -> None:
+    """The figures of run() as records: index memory and seconds, docs/s of each way."""
+    details = figures.details
+    for index in details["index"]:
+        case = f"index of {index['items']:,} items, {index['process']}"
+        figures.record(case, "rss_added_mb", index["rss_added_mb"], "MB")
+        figures.record(case, "seconds", index["seconds"], "s")
+    peer = details.get("datatrove", {}).get("filter_docs_s")
+    for key, case in RATES.items():
+        if key in details:
+            ratio = details[key] / peer if peer and key == "stage_in_process_docs_s" else None
+            figures.record(case, "docs_per_s", details[key], "docs/s", ratio, PEER_CASE if ratio else None)
+    if peer:
+        figures.record(PEER_CASE, "docs_per_s", peer, "docs/s")
 
 
 def _memory_in_fresh_processes(count: int, work: Path) -> list[dict]:
@@ -231,5 +248,20 @@ def _peer(rows: list[dict], items: list[dict], work: Path) -> dict:
     return figures
 
 
+SPEC = Spec(
+    "decontam",
+    __doc__,
+    run,
+    shared=("no_peer",),
+    options=(
+        option("--copies", type=int, default=COPIES, help="the documents repeated this many times"),
+        option("--generated", type=int, default=GENERATED, help="generated eval items beside HumanEval"),
+        option("--no-spark", action="store_true", help="skip the Spark local[2] run"),
+        option("--memory-only", action="store_true", help="only the index memory figures"),
+        option("--memory-items", hidden=True, type=int),  # a child: the index memory for this many items
+        option("--memory-work", hidden=True, type=Path),  # with --memory-items: where its files are
+    ),
+)
+
 if __name__ == "__main__":
-    main()
+    sys.exit(harness.main(SPEC))

@@ -20,15 +20,13 @@ is started and its Python workers warmed before any timing.
 Targets (issue 4): (s) at least 4x (d) at equal or better recall on planted copies with true
 Jaccard >= 0.8.
 
-    python benchmarks/bench_dedup.py                  # 20,000 documents (~25 min on a busy 2-core machine)
-    python benchmarks/bench_dedup.py --quick          # 300 documents, a smoke run (< 2 min on an idle machine)
-    python benchmarks/bench_dedup_scale.py            # the 10k / 100k / 1M scale run
+    python benchmarks/run_all.py dedup                  # 20,000 documents (~25 min on a busy 2-core machine)
+    python benchmarks/run_all.py dedup --quick          # 300 documents, a smoke run (< 2 min on an idle machine)
+    python benchmarks/run_all.py dedup-scale --work DIR # the 10k / 100k / 1M scale run
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import json
 import shutil
 import sys
@@ -36,12 +34,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import RESULTS, Column, Ratio, StageReport, Target, clocks, end_run, machine, tree_clocks, write_results
+import harness
+from common import Column, Ratio, StageReport, Target, clocks, end_run, tree_clocks
 from cpu_monitor import CpuMonitor
 from datasketch import MinHash
 from dedup_accuracy import accuracy, datatrove_representatives
 from dedup_corpus import DedupCorpus, write_stage
 from dedup_phases import timed_phases, warm_up
+from harness import Results, Spec, option
 from peer_env import PeerEnvError, ensure_peer_env, run_peer
 from xxhash import xxh32_intdigest as xxh32
 
@@ -254,16 +254,7 @@ def targets(report: StageReport, scores: dict[str, dict]) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=DOCS)
-    parser.add_argument("--quick", action="store_true", help=f"{QUICK_DOCS} documents: a smoke run")
-    parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--memory", default="4g", help="Spark driver and executor memory")
-    parser.add_argument("--no-peer", action="store_true", help="skip datatrove")
-    parser.add_argument("--work", default=None, help="keep the run's files here (default: a temporary folder)")
-    parser.add_argument("--output", default=str(RESULTS / "dedup.json"))
-    args = parser.parse_args(argv)
+def run(args, results: Results) -> int:
     count = QUICK_DOCS if args.quick else args.docs
     config = PipelineConfig()
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="bench-dedup-"))
@@ -327,17 +318,22 @@ def main(argv: list[str] | None = None) -> int:
         f"({others_s / duration:.2f} cores on average; steal {steal_s:.0f} s)"
     )
     print("\n" + report.table())
-    results = {
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "machine": machine(),
-        "args": vars(args),
-        "duration_s": duration,
-        "others_cpu_s": others_s,
-        "dedup": report.to_dict(),
-    }
-    print(f"figures in {write_results(args.output, results)}")
+    results.add_report(report)
+    results.details.update(duration_s=duration, others_cpu_s=others_s)
     return 0
 
 
+SPEC = Spec(
+    "dedup",
+    __doc__,
+    run,
+    shared=("quick", "work", "no_peer"),
+    options=(
+        option("--docs", type=int, default=DOCS, help=f"documents generated (--quick: {QUICK_DOCS})"),
+        option("--master", default="local[2]"),
+        option("--memory", default="4g", help="Spark driver and executor memory"),
+    ),
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

@@ -12,13 +12,12 @@ meanwhile (~0 on an idle machine). The first run of a session also pays for the 
 Every run prints the SHA-256 of each output Parquet file and of the stats without their timings,
 so two versions of the code can be compared byte for byte.
 
-    python benchmarks/bench_dedup_jobs.py                 # 1 + 3 runs, ~30 s on an idle machine
-    python benchmarks/bench_dedup_jobs.py --runs 5 --set dedup.methods='["url","exact","minhash"]'
+    python benchmarks/run_all.py dedup-jobs                 # 1 + 3 runs, ~30 s on an idle machine
+    python benchmarks/run_all.py dedup-jobs --runs 5 --set dedup.methods='["url","exact","minhash"]'
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -29,8 +28,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import harness
 from common import PAGES_WARC, REPO, tree_clocks
 from cpu_monitor import CpuMonitor
+from harness import Results, Spec, option
 
 from corpus_pipeline.config import PipelineConfig, read_raw_config, validate_config
 
@@ -101,12 +102,7 @@ def timed_run(spark, source: Path, output: Path, config: PipelineConfig, group: 
     return Run(jobs, wall_after - wall, cpu_after - cpu, monitor.snapshot()[0] - others)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where the dedup input is built once")
-    parser.add_argument("--runs", type=int, default=3, help="runs after the first (which starts the Python workers)")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
-    args = parser.parse_args()
+def run(args, results: Results) -> None:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
@@ -144,13 +140,37 @@ def main() -> None:
     summary = {
         "jobs": [run.jobs for run in runs],
         "first_run": asdict(runs[0]),
-        "later_runs_median": asdict(later[len(later) // 2]) if later else None,
+        "later_runs_median": asdict(summary_median(later)) if later else None,
         "load_average": os.getloadavg(),
         "output_sha256": digests[0],
     }
     print(json.dumps(summary, indent=1))
     spark.stop()
+    results.details.update(summary)
+    for name, run in (
+        ("first run (starts the Python workers)", runs[0]),
+        ("later runs, median", summary_median(later)),
+    ):
+        if run is not None:
+            results.record(f"dedup on {config.spark.master}, {name}", "spark_jobs", run.jobs, "jobs")
+            results.record(f"dedup on {config.spark.master}, {name}", "wall_s", run.wall_s, "s")
+            results.record(f"dedup on {config.spark.master}, {name}", "tree_cpu_s", run.cpu_s, "s")
 
+
+def summary_median(later: list[Run]) -> Run | None:
+    return later[len(later) // 2] if later else None
+
+
+SPEC = Spec(
+    "dedup-jobs",
+    __doc__,
+    run,
+    options=(
+        option("--cache", type=Path, default=DEFAULT_CACHE, help="where the dedup input is built once"),
+        option("--runs", type=int, default=3, help="runs after the first (which starts the Python workers)"),
+        option("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE"),
+    ),
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(harness.main(SPEC))

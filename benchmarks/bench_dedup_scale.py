@@ -11,14 +11,12 @@ take at the pace of its finished tasks.
 Inputs are generated once into --work and reused by later runs (1M documents: 5.3 GB of text,
 4.3 GB of Parquet in 20 parts, written streaming; ~11 minutes to generate).
 
-    python benchmarks/bench_dedup_scale.py --work /tmp/dedup-scale [--sizes 10000,100000,1000000]
+    python benchmarks/run_all.py dedup-scale --work /tmp/dedup-scale [--sizes 10000,100000,1000000]
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import datetime
 import json
 import os
 import shutil
@@ -29,10 +27,12 @@ import time
 from itertools import pairwise
 from pathlib import Path
 
-from common import RESULTS, machine, write_results
+import harness
 from cpu_monitor import CpuMonitor
 from dedup_corpus import DedupCorpus, write_stage
-from process_memory import TreeMemorySampler, process_tree
+from harness import Results, Spec, UsageError, option
+from proc_tree import process_tree
+from process_memory import TreeMemorySampler
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.store.stage_dir import SUCCESS
@@ -84,7 +84,7 @@ def run_one(args) -> None:
     )
     session_s = time.perf_counter() - started
     started = time.perf_counter()
-    result = run_stage("dedup", Path(args.input), Path(args.output), PipelineConfig(), SparkExecutor(spark))
+    result = run_stage("dedup", Path(args.input), Path(args.stage_output), PipelineConfig(), SparkExecutor(spark))
     seconds = time.perf_counter() - started
     spark.stop()
     stats = result.stats
@@ -206,7 +206,7 @@ def run_size(count: int, input_dir: Path, work: Path, args) -> dict:
     event_log.mkdir(parents=True)
     for stale in work.glob(f".dedup-{count}.inprogress-*"):
         shutil.rmtree(stale)
-    command = [sys.executable, __file__, "--one", "--input", str(input_dir), "--output", str(output)]
+    command = [sys.executable, __file__, "--one", "--input", str(input_dir), "--stage-output", str(output)]
     command += ["--event-log", str(event_log), "--master", args.master, "--memory", args.memory]
     stderr = (work / f"child-{count}.log").open("w")
     started = time.perf_counter()
@@ -278,23 +278,12 @@ def describe(result: dict) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
-    parser.add_argument("--work", help="inputs (kept for later runs), outputs and logs; required")
-    parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--memory", default="4g", help="Spark driver and executor memory")
-    parser.add_argument("--timeout-s", type=float, default=TIMEOUT_S, help="per size")
-    parser.add_argument("--output", default=str(RESULTS / "dedup_scale.json"))
-    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--input", help=argparse.SUPPRESS)
-    parser.add_argument("--event-log", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+def run(args, figures: Results) -> int:
     if args.one:
         run_one(args)
         return 0
     if not args.work:
-        parser.error("--work is required")
+        raise UsageError("--work is required")
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     monitor = CpuMonitor(work / "cpu-monitor.txt").start()
@@ -313,16 +302,33 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         monitor.stop()
     print("\n".join(["", "== dedup scale run, Spark " + args.master, *map(describe, results), *growth_lines(results)]))
-    document = {
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "machine": machine(),
-        "args": {k: v for k, v in vars(args).items() if k not in ("one", "input", "event_log")},
-        "runs": results,
-        "growth": growth_lines(results),
-    }
-    print(f"figures in {write_results(args.output, document)}")
+    figures.details.update(runs=results, growth=growth_lines(results))
+    for result in results:
+        case = f"dedup of {result['docs']:,} documents, Spark {args.master}"
+        if "dedup_s" in result:
+            figures.record(case, "dedup_s", result["dedup_s"], "s")
+            figures.record(case, "docs_per_s", result["docs"] / result["dedup_s"], "docs/s")
+        figures.record(case, "peak_tree_rss_mb", result["memory"]["peak_tree_rss_mb"], "MB")
+        figures.record(case, "peak_tree_pss_mb", result["memory"]["peak_tree_pss_mb"], "MB")
     return 0
 
 
+SPEC = Spec(
+    "dedup-scale",
+    __doc__,
+    run,
+    shared=("work",),
+    options=(
+        option("--sizes", default=",".join(str(s) for s in SIZES), help="document counts, comma-separated"),
+        option("--master", default="local[2]"),
+        option("--memory", default="4g", help="Spark driver and executor memory"),
+        option("--timeout-s", type=float, default=TIMEOUT_S, help="per size"),
+        option("--one", hidden=True, action="store_true"),  # a child: one size's dedup
+        option("--input", hidden=True),
+        option("--stage-output", hidden=True),
+        option("--event-log", hidden=True),
+    ),
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

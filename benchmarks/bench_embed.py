@@ -2,8 +2,8 @@
 column, Parquet out) against the raw model's own batched call on the same texts, at 256 tokens,
 with 1 and 2 threads. Goal (issue 24): the stage at >= 0.9x the raw call.
 
-    python benchmarks/bench_embed.py [--documents 128] [--model all-MiniLM-L6-v2] [--threads 1,2]
-        [--reps 2] [--device cpu] [--json FILE]
+    python benchmarks/run_all.py embed [--documents 128] [--model all-MiniLM-L6-v2] [--threads 1,2]
+        [--reps 2] [--device cpu] [--output FILE]
 
 Each thread count runs in its own process (torch and OpenMP read their thread count once). Raw:
 `SentenceTransformer.encode(texts, batch_size, normalize_embeddings=True)`; for
@@ -16,24 +16,25 @@ The model is loaded once per process (embeddings/encoder.shared_encoder) before 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import DATA, write_results
+import harness
+from common import DATA, clocks
+from harness import Results, Spec, option
 
 TOKENS = 256
 
 
 def _clock(run) -> dict:
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = clocks()
     run()
-    return {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
+    wall_end, cpu_end = clocks()
+    return {"wall_s": wall_end - wall, "cpu_s": cpu_end - cpu}
 
 
 def child(args) -> dict:
@@ -89,25 +90,15 @@ def child(args) -> dict:
     return figures
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--documents", type=int, default=128)
-    parser.add_argument("--model", default="all-MiniLM-L6-v2")
-    parser.add_argument("--threads", default="1,2")
-    parser.add_argument("--reps", type=int, default=2)
-    parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--data", type=Path, default=DATA / "dedup" / "web_docs.jsonl")
-    parser.add_argument("--json", default="benchmarks/results/embed.json")
-    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+def run(args, results: Results) -> int:
     if args.child:
         print(json.dumps(child(args)))
         return 0
-    record = {"model": args.model, "documents": args.documents, "tokens": TOKENS, "device": args.device, "runs": {}}
+    record = results.details
+    record.update(model=args.model, documents=args.documents, tokens=TOKENS, device=args.device, runs={})
     for threads in (int(t) for t in args.threads.split(",")):
         environment = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
-        command = [sys.executable, __file__, *argv, "--child", str(threads)]
+        command = [sys.executable, __file__, *child_options(args), "--child", str(threads)]
         done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
         if done.returncode:
             sys.stderr.write(done.stderr)
@@ -119,9 +110,38 @@ def main(argv: list[str]) -> int:
             f"stage {figures['stage']['docs_per_s']} docs/s ({figures['stage']['cpu_s']} CPU s): "
             f"stage/raw {figures['stage_vs_raw_wall']} wall, {figures['stage_vs_raw_cpu']} CPU"
         )
-    print(f"written to {write_results(args.json, record)}")
+        for name in ("raw", "stage"):
+            case = f"{name}, {args.model}, {threads} thread(s)"
+            ratio = {"ratio": figures["stage_vs_raw_wall"], "against": "raw"} if name == "stage" else {}
+            results.record(case, "docs_per_s", figures[name]["docs_per_s"], "docs/s", **ratio)
+            results.record(case, "cpu_s", figures[name]["cpu_s"], "s")
     return 0
 
 
+def child_options(args) -> list[str]:
+    """The options a thread count's child process measures with."""
+    return [
+        *("--documents", str(args.documents), "--model", args.model, "--reps", str(args.reps)),
+        *("--batch", str(args.batch), "--device", args.device, "--data", str(args.data)),
+    ]
+
+
+SPEC = Spec(
+    "embed",
+    __doc__,
+    run,
+    shared=("reps",),
+    options=(
+        option("--documents", type=int, default=128),
+        option("--model", default="all-MiniLM-L6-v2"),
+        option("--threads", default="1,2", help="thread counts, comma-separated: one child process each"),
+        option("--batch", type=int, default=64),
+        option("--device", default="cpu"),
+        option("--data", type=Path, default=DATA / "dedup" / "web_docs.jsonl", help="the documents, JSON lines"),
+        option("--child", hidden=True, type=int),  # a child: this many threads
+    ),
+    defaults={"reps": 2},
+)
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(harness.main(SPEC))

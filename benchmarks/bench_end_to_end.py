@@ -23,15 +23,13 @@ CPU seconds are the primary figure: on a shared machine wall time mostly measure
 core, while CPU seconds move far less with the load (the `others` column says how busy it was;
 yet the same 200 trafilatura calls took 5.7 to 8.2 CPU s in three runs at load averages of 4-8).
 
-    python benchmarks/bench_end_to_end.py            # all 1,432 pages: 14 min at load average 7-9 on 2 cores
-    python benchmarks/bench_end_to_end.py --quick    # the first 200 pages, a smoke run: 3.7-4.7 min at
-                                                     # load 4-8, ~190 CPU s in all: ~2.5 min on 2 idle cores
+    python benchmarks/run_all.py end-to-end            # all 1,432 pages: 14 min at load average 7-9 on 2 cores
+    python benchmarks/run_all.py end-to-end --quick    # the first 200 pages, a smoke run: 3.7-4.7 min at
+                                                       # load 4-8, ~190 CPU s in all: ~2.5 min on 2 idle cores
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import json
 import os
 import shutil
@@ -42,10 +40,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import harness
 import yaml
-from common import DATA, MB, PAGES_WARC, REPO, RESULTS, clocks, end_run, machine, write_results
+from common import DATA, MB, PAGES_WARC, REPO, clocks, end_run
 from cpu_monitor import CpuMonitor
 from end_to_end_raw import RawCost, raw_costs
+from harness import Results, Spec, UsageError, option
 from inputs import WarcInput, split_warc
 
 from corpus_pipeline.config import PipelineConfig, read_raw_config, validate_config
@@ -244,16 +244,10 @@ def summary(runs: dict[str, dict], costs: list[RawCost], warc: WarcInput, warc_m
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help=f"the first {QUICK_RECORDS} pages: a smoke run")
-    parser.add_argument("--runners", default=",".join(RUNNERS), help="comma-separated: local,spark")
-    parser.add_argument("--work", default=None, help="keep the run's files here (default: a temp folder, removed)")
-    parser.add_argument("--output", default=str(RESULTS / "end_to_end.json"))
-    args = parser.parse_args(argv)
+def run(args, figures: Results) -> int:
     runners = [r.strip() for r in args.runners.split(",") if r.strip()]
     if not runners or any(r not in RUNNERS for r in runners):
-        parser.error(f"--runners: choose from {list(RUNNERS)}")
+        raise UsageError(f"--runners: choose from {list(RUNNERS)}")
     for needed in (PAGES_WARC, WEB_DOCS):
         if not needed.exists():
             print(f"no benchmark data: {needed} is missing (set CORPUS_BENCH_DATA)", file=sys.stderr)
@@ -296,24 +290,36 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("\n" + table + "\n  " + busy)
     library = sum(c.cpu_s for c in costs if c.library)
-    results = {
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "machine": machine(),
-        "quick": args.quick,
-        "warc": {"records": warc.records, "mb": warc_mb, "html_mb": warc.html_bytes / MB, "files": len(warc.parts)},
-        "tokenizer": tok,
-        "runs": runs,
-        "raw": [c.to_dict() for c in costs],
-        "raw_library_cpu_s": library,
-        "raw_with_project_code_cpu_s": sum(c.cpu_s for c in costs),
-        "overhead": {name: run["cpu_s"] / library for name, run in runs.items()},
-        "duration_s": duration,
-        "others_cpu_s": others_s,
-        "load_average": [load_before[0], os.getloadavg()[0]],
-    }
-    print(f"figures in {write_results(args.output, results)}; {duration / 60:.1f} min in all")
+    figures.details.update(
+        quick=args.quick,
+        warc={"records": warc.records, "mb": warc_mb, "html_mb": warc.html_bytes / MB, "files": len(warc.parts)},
+        tokenizer=tok,
+        runs=runs,
+        raw=[c.to_dict() for c in costs],
+        raw_library_cpu_s=library,
+        raw_with_project_code_cpu_s=sum(c.cpu_s for c in costs),
+        overhead={name: run["cpu_s"] / library for name, run in runs.items()},
+        duration_s=duration,
+        others_cpu_s=others_s,
+        load_average=[load_before[0], os.getloadavg()[0]],
+    )
+    for name, run in runs.items():
+        case = f"pipeline --runner {name}"
+        figures.record(case, "mb_per_s", run["mb_per_s"], "MB/s")
+        figures.record(case, "wall_s", run["wall_s"], "s")
+        figures.record(case, "cpu_s", run["cpu_s"], "s", run["cpu_s"] / library, "the raw libraries' CPU seconds")
+    figures.record("raw libraries", "cpu_s", library, "s")
+    print(f"{duration / 60:.1f} min in all")
     return 0
 
 
+SPEC = Spec(
+    "end-to-end",
+    __doc__,
+    run,
+    shared=("quick", "work"),
+    options=(option("--runners", default=",".join(RUNNERS), help="comma-separated: local,spark"),),
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

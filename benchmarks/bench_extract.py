@@ -35,6 +35,7 @@ from common import (
 )
 from inputs import QUICK_RECORDS, WarcInput, extracted_docs, pages_input
 from peer_env import PeerEnvError, run_peer
+from stage_runs import StageBench
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
@@ -53,6 +54,7 @@ from corpus_pipeline.storage import Storage
 
 OVERHEAD_TARGET_PCT = 10.0
 SPARK_SPEEDUP_TARGET = 1.6
+STAGE = StageBench("extract", (PAGES_WARC,))
 
 
 def capture_calls(config: PipelineConfig, parts: list[str]) -> list[tuple[str, str | None]]:

@@ -30,23 +30,24 @@ as Arrow columns in memory and neither writes; and the stage against the raw rea
 write, (a)+(e) against (f): no stage that writes its output can reach 0.7x of a reader that does not
 (the write alone costs 2-3x a raw read).
 
-    python benchmarks/bench_ingest.py               # 40 MB, 3 reps: ~1 min on an idle machine
-    python benchmarks/bench_ingest.py --mb 10 --reps 2
+    python benchmarks/run_all.py ingest               # 40 MB, 3 reps: ~1 min on an idle machine
+    python benchmarks/run_all.py ingest --mb 10 --reps 2
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import tempfile
 import time
 from pathlib import Path
 
+import harness
 import pyarrow as pa
 import pyarrow.json as pj
 import pyarrow.parquet as pq
-from common import DATA, MB, RESULTS, Column, StageReport, Target, write_results
+from common import DATA, MB, Column, StageReport, Target, clocks
+from harness import Results, Spec, option
 
 from corpus_pipeline.cli import main as cli_main
 from corpus_pipeline.config import PipelineConfig
@@ -110,10 +111,11 @@ def timed(function, reps: int) -> tuple[list[float], list[float]]:
     function()  # warm-up: imports, the page cache, pyarrow's thread pool
     walls, cpus = [], []
     for _ in range(reps):
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, cpu = clocks()
         function()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
+        wall_end, cpu_end = clocks()
+        walls.append(wall_end - wall)
+        cpus.append(cpu_end - cpu)
     return walls, cpus
 
 
@@ -142,12 +144,7 @@ def reader_run(path: Path, docs: int):
     return run
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mb", type=float, default=40.0, help="size of the JSON lines file")
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--work", type=Path, help="keep the inputs and outputs here")
-    args = parser.parse_args()
+def run(args, results: Results) -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="corpus_bench_ingest_"))
     work.mkdir(parents=True, exist_ok=True)
     try:
@@ -210,13 +207,22 @@ def main() -> int:
             )
         )
         print(report.table())
-        path = write_results(RESULTS / "ingest.json", {"docs": docs, "ingest": report.to_dict()})
-        log(f"results: {path}")
+        results.add_report(report)
+        results.details["docs"] = docs
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
+SPEC = Spec(
+    "ingest",
+    __doc__,
+    run,
+    shared=("reps", "work"),
+    options=(option("--mb", type=float, default=40.0, help="size of the JSON lines file"),),
+    defaults={"reps": 3},
+)
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(harness.main(SPEC))

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from common import (
     MB,
+    PAGES_WARC,
     SENTENCES,
     Column,
     Context,
@@ -38,6 +39,7 @@ from common import (
 )
 from inputs import extracted_docs, pages_input
 from peer_env import PeerEnvError, run_peer
+from stage_runs import StageBench
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
@@ -56,6 +58,7 @@ PEER_SPEEDUP_TARGET = 3.0
 SPARK_SPEEDUP_TARGET = 1.6
 ACCURACY_TOLERANCE_PP = 0.1  # "no loss": sentence accuracy within 0.1 points of the whole-text call
 QUICK_SENTENCES_PER_LANGUAGE = 100
+STAGE = StageBench("langid", (PAGES_WARC, SENTENCES))
 
 
 def repeated_input(docs_dir: Path, copies: int, work: Path) -> Path:

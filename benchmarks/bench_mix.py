@@ -9,12 +9,11 @@ One tokenizer (32k byte-level BPE, train-tokenizer on a 50 MB sample of the smal
 every run. Each (stage, size) runs in a fresh child process (its own JVM), watched from here
 (process_memory.py, every 0.5 s). Inputs and the tokenizer are kept in --work for later runs.
 
-    python benchmarks/bench_mix.py --work /tmp/mix-bench [--sizes 100000,1000000]
+    python benchmarks/run_all.py mix --work /tmp/mix-bench [--sizes 100000,1000000]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -25,9 +24,10 @@ from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
 
+import harness
 from bench_dedup_scale import stop
-from common import RESULTS, machine, write_results
 from dedup_corpus import WEB_DOCS, DedupCorpus, Generated, write_stage
+from harness import Results, Spec, option
 from process_memory import TreeMemorySampler
 
 from corpus_pipeline.config import PipelineConfig
@@ -99,11 +99,16 @@ def run_child(args) -> None:
     spark = spark_session(args.master, args.memory)
     started = time.perf_counter()
     result = run_stage(
-        args.child, Path(args.input), Path(args.output), config(), SparkExecutor(spark), tokenizer=Path(args.tokenizer)
+        args.child,
+        Path(args.input),
+        Path(args.stage_output),
+        config(),
+        SparkExecutor(spark),
+        tokenizer=Path(args.tokenizer),
     )
     seconds = time.perf_counter() - started
     spark.stop()
-    manifest = json.loads((Path(args.output) / "manifest.json").read_text())
+    manifest = json.loads((Path(args.stage_output) / "manifest.json").read_text())
     figures = {"seconds": seconds, "skipped": result.skipped, "docs_in": result.stats.docs_in}
     figures |= {"shards": len(manifest["shards"]), "tokens": manifest["tokens"], "documents": manifest["documents"]}
     if "mix" in manifest:
@@ -116,7 +121,7 @@ def run_stage_child(stage: str, count: int, input_dir: Path, tokenizer_path: Pat
     shutil.rmtree(output, ignore_errors=True)
     for stale in work.glob(f".{output.name}.inprogress-*"):
         shutil.rmtree(stale)
-    command = [sys.executable, __file__, "--child", stage, "--input", str(input_dir), "--output", str(output)]
+    command = [sys.executable, __file__, "--child", stage, "--input", str(input_dir), "--stage-output", str(output)]
     command += ["--tokenizer", str(tokenizer_path), "--master", args.master, "--memory", args.memory]
     stderr_path = work / f"child-{stage}-{count}.log"
     result: dict = {"stage": stage, "docs": count}
@@ -177,7 +182,7 @@ def run_driver_child(count: int, work: Path) -> dict:
     """The driver's steps alone on synthetic encoded tables (mix_driver.py), in a fresh process."""
     directory = work / f"driver-{count}"
     shutil.rmtree(directory, ignore_errors=True)
-    command = [sys.executable, __file__, "--driver-child", str(count), "--output", str(directory)]
+    command = [sys.executable, __file__, "--driver-child", str(count), "--stage-output", str(directory)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
     shutil.rmtree(directory, ignore_errors=True)
     if done.returncode != 0:
@@ -185,22 +190,7 @@ def run_driver_child(count: int, work: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path("/tmp/mix-bench"))
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="'' for none (the driver's steps only)")
-    parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--memory", default="4g")
-    parser.add_argument("--timeout-s", type=float, default=TIMEOUT_S)
-    parser.add_argument(
-        "--driver-sizes", default="1000000", help="sizes for the driver's steps alone (mix_driver.py); '' for none"
-    )
-    parser.add_argument("--child", choices=("tokenize", "mix"), help=argparse.SUPPRESS)
-    parser.add_argument("--driver-child", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--input", help=argparse.SUPPRESS)
-    parser.add_argument("--output", help=argparse.SUPPRESS)
-    parser.add_argument("--tokenizer", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+def run(args, figures: Results) -> int:
     if args.child:
         run_child(args)
         return 0
@@ -208,7 +198,7 @@ def main() -> int:
         import mix_driver
 
         sources = [name for name, share in SOURCES for _ in range(share)]
-        print(json.dumps(mix_driver.run(Path(args.output), args.driver_child, config(), sources)), flush=True)
+        print(json.dumps(mix_driver.run(Path(args.stage_output), args.driver_child, config(), sources)), flush=True)
         return 0
     if not WEB_DOCS.exists():
         print(f"bench_mix: {WEB_DOCS} is missing (the shared data): nothing to generate documents from")
@@ -234,19 +224,39 @@ def main() -> int:
     summary = comparison_lines(results)
     for line in summary:
         log(line)
-    write_results(
-        RESULTS / "bench_mix.json",
-        {
-            "machine": machine(),
-            "master": args.master,
-            "memory": args.memory,
-            "results": results,
-            "driver": driver,
-            "summary": summary,
-        },
-    )
+    figures.details.update(master=args.master, memory=args.memory, results=results, driver=driver, summary=summary)
+    for result in results:
+        if "seconds" in result:
+            case = f"{result['stage']} on {result['docs']:,} documents, Spark {args.master}"
+            largest = result["memory"]["peak_vmhwm_mb_largest_process_by_kind"]
+            figures.record(case, "seconds", result["seconds"], "s")
+            figures.record(case, "docs_per_s", result["docs"] / result["seconds"], "docs/s")
+            figures.record(case, "peak_driver_jvm_mb", largest["driver_jvm"], "MB")
+            figures.record(case, "peak_python_worker_mb", largest["python_workers"], "MB")
     return 0
 
 
+SPEC = Spec(
+    "mix",
+    __doc__,
+    run,
+    shared=("work",),
+    options=(
+        option("--sizes", default=",".join(map(str, SIZES)), help="'' for none (the driver's steps only)"),
+        option("--master", default="local[2]"),
+        option("--memory", default="4g"),
+        option("--timeout-s", type=float, default=TIMEOUT_S),
+        option(
+            "--driver-sizes", default="1000000", help="sizes for the driver's steps alone (mix_driver.py); '' for none"
+        ),
+        option("--child", hidden=True, choices=("tokenize", "mix")),  # a child: one stage at one size
+        option("--driver-child", hidden=True, type=int),  # a child: the driver's steps alone
+        option("--input", hidden=True),
+        option("--stage-output", hidden=True),
+        option("--tokenizer", hidden=True),
+    ),
+    defaults={"work": Path("/tmp/mix-bench")},
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

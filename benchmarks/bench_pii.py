@@ -12,28 +12,24 @@ per-job overhead is amortised. Every column runs on those same documents, ALL PI
     tasks=1, workers=1; (d-blk) the PIIFormatter block's own time; (p) PIIFormatter().format alone.
 Target: (a) at least as many documents/s as datatrove's PIIFormatter block (d-blk).
 
-    python benchmarks/bench_pii.py --quick [--no-peer]     # smoke run; run_all.py imports run()
+    python benchmarks/run_all.py pii --quick [--no-peer]     # smoke run
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import os
-import shutil
 import subprocess
-import sys
-import tempfile
 import time
 from collections import Counter
 from functools import partial
 from pathlib import Path
 
 from common import DATA, MB, Column, Context, StageReport, Target, seconds_of_fresh_run
-from peer_env import PeerEnvError, ensure_peer_env, peer_environment, peer_python
+from peer_env import PeerEnvError, peer_environment, peer_python
+from stage_runs import StageBench
 
-from corpus_pipeline.config import PipelineConfig, load_config
+from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
@@ -44,6 +40,7 @@ from corpus_pipeline.pii.detector import PiiDetector, redact
 
 WEB_DOCS = DATA / "dedup" / "web_docs.jsonl"
 GOLD = DATA / "pii" / "presidio_synth_dev.json"
+STAGE = StageBench("pii", (WEB_DOCS, GOLD))
 PEER_SCRIPT = Path(__file__).resolve().parent / "peer_pii.py"
 DOCS_TARGET, QUICK_DOCS_TARGET = 20_000, 2_000
 INPUT_PARTS = 8
@@ -210,37 +207,3 @@ def _conclude(report: StageReport) -> None:
     report.ratios.append(
         ("stage (b) vs detector alone (a)", b.docs_per_s / a.docs_per_s, "what the engine's I/O costs")
     )
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--quick", action="store_true", help=f"{QUICK_DOCS_TARGET:,} documents instead of {DOCS_TARGET:,}"
-    )
-    parser.add_argument("--reps", type=int, default=None, help="timings per column (default 2; 1 with --quick)")
-    parser.add_argument("--no-peer", action="store_true", help="skip the datatrove columns")
-    parser.add_argument("--config", default=None)
-    args = parser.parse_args(argv)
-    if not WEB_DOCS.exists():
-        print(f"no benchmark data: {WEB_DOCS} is missing (set CORPUS_BENCH_DATA)", file=sys.stderr)
-        return 2
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    work = Path(tempfile.mkdtemp(prefix="corpus-bench-pii-"))
-    ctx = Context(work=work, reps=args.reps or (1 if args.quick else 2), quick=args.quick)
-    try:
-        if args.no_peer:
-            ctx.peer_error = "skipped (--no-peer)"
-        else:
-            try:
-                ensure_peer_env()
-            except PeerEnvError as error:
-                ctx.peer_error = f"the datatrove venv could not be built: {error}"
-        print(run(ctx, load_config(args.config)).table())
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -18,26 +18,23 @@ Spark has work to spread.
     FineWebQualityFilter, defaults, each `filter()` on every document (peer venv); their sum is the
     four blocks chained over every document.
 
-    python benchmarks/bench_quality.py [--quick] [--reps N] [--no-peer]
+    python benchmarks/run_all.py quality [--quick] [--reps N] [--no-peer]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import shutil
 import subprocess
-import sys
-import tempfile
 import time
 from functools import partial
 from pathlib import Path
 
 from common import DATA, MB, Column, Context, StageReport, Target, seconds_of_fresh_run
 from peer_env import PeerEnvError, ensure_peer_env, peer_environment, peer_python
+from stage_runs import StageBench
 
-from corpus_pipeline.config import PipelineConfig, load_config
+from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
@@ -48,6 +45,7 @@ from corpus_pipeline.quality.stage import QualityStage
 from corpus_pipeline.word_units import STOP_WORDS, segment, stop_word_set
 
 WEB_DOCS = DATA / "dedup" / "web_docs.jsonl"
+STAGE = StageBench("quality", (WEB_DOCS,))
 PEER_SCRIPT = Path(__file__).resolve().parent / "peer_datatrove_quality.py"
 # datatrove's English word tokenizer is spaCy's; benchmarks/peer_env.py does not install it.
 PEER_SPACY = "spacy==3.8.18"
@@ -238,29 +236,3 @@ def _conclude(report: StageReport) -> None:
         ("every signal (b) vs the three families (a)", b.docs_per_s / a.docs_per_s, "the cost of the corpus measures"),
         ("Spark local[2] (d) vs one process (c)", d.docs_per_s / c.docs_per_s, "two cores"),
     ]
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help=f"the first {QUICK_DOCS} documents, once: smoke run")
-    parser.add_argument("--reps", type=int, default=None, help="timings per column, min reported (default 2, quick 1)")
-    parser.add_argument("--no-peer", action="store_true", help="skip the datatrove columns")
-    parser.add_argument("--config", default=None)
-    args = parser.parse_args(argv)
-    if not WEB_DOCS.exists():
-        print(f"no benchmark data: {WEB_DOCS} is missing (set CORPUS_BENCH_DATA)", file=sys.stderr)
-        return 2
-    work = Path(tempfile.mkdtemp(prefix="corpus-bench-quality-"))
-    ctx = Context(work=work, reps=args.reps or (1 if args.quick else 2), quick=args.quick)
-    if args.no_peer:
-        ctx.peer_error = "skipped (--no-peer)"
-    try:
-        report = run(ctx, load_config(args.config), log=lambda message: print(message, flush=True))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print("\n" + report.table())
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -3,8 +3,8 @@ ablate`'s own machinery (train/ablate.py): the tiny model trained on the web pag
 quality tier (B) against a seeded random subset of the same pages with the same token count (A),
 both for the same steps and seed, held-out loss on reference text neither corpus holds.
 
-    python benchmarks/bench_quality_ablation.py [--data ../shared/data] [--min-score 0.5] [--steps 150]
-        [--seeds 0 1 2] [--head HEAD.npz] [--scores FILE] [--out DIR] [--json FILE]
+    python benchmarks/run_all.py quality-ablation [--data ../shared/data] [--min-score 0.5] [--steps 150]
+        [--seeds 0 1 2] [--head HEAD.npz] [--scores FILE] [--work DIR] [--output FILE]
 
 Corpus: the 1,432 extracted benchmark pages (shared/data/dedup/web_docs.jsonl), scored by the
 head (`quality_score`). Held out: gensim's 300 ABC news articles (lee_background.cor), which the
@@ -15,15 +15,16 @@ read against). Prints both curves (held-out loss per evaluation step) and the se
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
 import torch
+from harness import Results, Spec, UsageError, option
 from tokenizers import Tokenizer
 
 from corpus_pipeline.config import PipelineConfig
@@ -73,29 +74,18 @@ def same_tokens_subset(counts: np.ndarray, target: int, seed: int) -> np.ndarray
     return np.sort(order[:reached])
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
-    parser.add_argument("--head", type=Path, default=SHIPPED_HEAD)
-    parser.add_argument("--min-score", type=float, default=0.5, help="the tier: quality_score at least this")
-    parser.add_argument("--steps", type=int, default=150)
-    parser.add_argument("--eval-every", type=int, default=25)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one random subset (A) per seed")
-    parser.add_argument("--scores", type=Path, help="reuse the pages' scores saved here, else save them here")
-    parser.add_argument("--out", type=Path, help="keep the shards and runs here (default: a temporary folder)")
-    parser.add_argument("--json", type=Path, help="also write the figures here")
-    args = parser.parse_args()
+def run(args, results: Results) -> int:
     torch.set_num_threads(1)  # two threads on two shared cores spin-wait (tests/train/train_fixtures.py)
 
     documents = web_documents(args.data)
     score_cpu = score_documents(documents, args.head, args.scores)
     tier = [doc for doc in documents if doc["quality_score"] >= args.min_score]
     if not tier or len(tier) == len(documents):
-        sys.exit(
+        raise UsageError(
             f"--min-score {args.min_score}: the tier holds {len(tier)} of {len(documents)} pages, nothing to compare"
         )
     with tempfile.TemporaryDirectory(prefix="quality-ablation-") as scratch:
-        figures = run_ablations(documents, tier, args, args.out or Path(scratch))
+        figures = run_ablations(documents, tier, args, args.work or Path(scratch))
     figures.update(head=str(args.head), min_score=args.min_score, cpu_seconds_scoring=round(score_cpu, 1))
     print(
         f"pages scored: {len(documents)}; tier quality_score >= {args.min_score}: {len(tier)} pages, "
@@ -113,8 +103,14 @@ def main() -> int:
         for (step, loss_a), (_, loss_b) in zip(run["curve_a_random"], run["curve_b_tier"], strict=True):
             print(f"  {step:>4}  {loss_a:>22.4f}  {loss_b:>8.4f}")
     print(f"CPU seconds: scoring {score_cpu:.1f}, training {figures['cpu_seconds_training']:.1f}")
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    results.details.update(figures)
+    for run in figures["runs"]:
+        case = f"held-out loss, train seed {run['train_seed']}, subset seed {run['subset_seed']}"
+        results.record(f"{case}, A (random subset)", "val_loss", run["val_loss_a_random"], "nats/token")
+        ratio = run["val_loss_b_tier"] / run["val_loss_a_random"]
+        results.record(
+            f"{case}, B (tier)", "val_loss", run["val_loss_b_tier"], "nats/token", ratio, "A (random subset)"
+        )
     return 0
 
 
@@ -184,5 +180,21 @@ def run_ablations(documents: list[dict], tier: list[dict], args, work: Path) -> 
     }
 
 
+SPEC = Spec(
+    "quality-ablation",
+    __doc__,
+    run,
+    shared=("work",),
+    options=(
+        option("--data", type=Path, default=Path("../shared/data"), help="the shared data folder"),
+        option("--head", type=Path, default=SHIPPED_HEAD),
+        option("--min-score", type=float, default=0.5, help="the tier: quality_score at least this"),
+        option("--steps", type=int, default=150),
+        option("--eval-every", type=int, default=25),
+        option("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one random subset (A) per seed"),
+        option("--scores", type=Path, help="reuse the pages' scores saved here, else save them here"),
+    ),
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

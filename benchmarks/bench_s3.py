@@ -22,22 +22,23 @@ Wall seconds, best of `--reps`, the columns alternating within each rep; an outp
 side of every request competes with the work: this is what this machine's loopback store gives,
 not S3's.
 
-    python benchmarks/bench_s3.py                  # 100 MB, all 1,432 pages, 2 reps: ~10-13 min
-    python benchmarks/bench_s3.py --records 200 --mb 20 --reps 1
+    python benchmarks/run_all.py s3                  # 100 MB, all 1,432 pages, 2 reps: ~10-13 min
+    python benchmarks/run_all.py s3 --records 200 --mb 20 --reps 1
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import harness
 import pyarrow.parquet as pq
-from common import MB, PAGES_WARC, RESULTS, Column, Ratio, StageReport, Target, tree_clocks, write_results
+from common import MB, PAGES_WARC, Column, Ratio, StageReport, Target, tree_clocks
 from cpu_monitor import CpuMonitor
+from harness import Results, Spec, option
 from inputs import split_warc
 
 from corpus_pipeline.config import PipelineConfig
@@ -163,12 +164,7 @@ def timed(functions: dict[str, Callable], labels: dict[str, str], seconds: dict,
         log(f"  ({key}) {labels[key]}: {seconds[key][-1]:.2f} s, {cpu[key][-1]:.2f} CPU s")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mb", type=int, default=100, help="size of the object the layer reads and writes")
-    parser.add_argument("--records", type=int, help="the first N records of pages.warc.gz (default: all 1,432)")
-    parser.add_argument("--reps", type=int, default=2)
-    args = parser.parse_args()
+def run(args, figures: Results) -> int:
     work = Path(tempfile.mkdtemp(prefix="corpus_bench_s3_"))
     monitor = CpuMonitor(work / "cpu-monitor.txt").start()
     server = start_loopback_s3()
@@ -247,8 +243,8 @@ def main() -> int:
             print(report.table())
         for key in "abcwxy":
             log(f"  ({key}) {layer.column(key).mb_per_s:,.0f} MB/s")
-        path = write_results(RESULTS / "s3.json", {"s3_layer": layer.to_dict(), "s3_stages": stages.to_dict()})
-        log(f"results: {path}")
+        figures.add_report(layer)
+        figures.add_report(stages)
     finally:
         server.stop()
         monitor.stop()
@@ -256,5 +252,17 @@ def main() -> int:
     return 0
 
 
+SPEC = Spec(
+    "s3",
+    __doc__,
+    run,
+    shared=("reps",),
+    options=(
+        option("--mb", type=int, default=100, help="size of the object the layer reads and writes"),
+        option("--records", type=int, help="the first N records of pages.warc.gz (default: all 1,432)"),
+    ),
+    defaults={"reps": 2},
+)
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(harness.main(SPEC))

@@ -15,12 +15,11 @@ CPU is the whole process tree's (tree_usage.py). Here (2 cores shared with other
 10k documents took 1.5 min and 100k 15 min (2.5 of them making the input); 1M (--million) would take
 ~2.5 hours at 100k's pace.
 
-    python benchmarks/bench_scale.py --work /tmp/bench-scale [--sizes 10000,100000] [--million]
+    python benchmarks/run_all.py scale --work /tmp/bench-scale [--sizes 10000,100000] [--million]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -30,9 +29,11 @@ from collections import deque
 from itertools import pairwise
 from pathlib import Path
 
+import harness
 import pyarrow.parquet as pq
-from common import REPO, RESULTS, machine, write_results
+from common import REPO
 from dedup_corpus import SOURCE_WINDOW, DedupCorpus
+from harness import Results, Spec, option
 from tree_usage import run_measured
 
 from corpus_pipeline.dedup.shingles import document_shingles, jaccard
@@ -149,22 +150,33 @@ def table(results: list[dict]) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--work", type=Path, default=Path("/tmp/bench-scale"), help="inputs and outputs (kept)")
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="document counts, comma-separated")
-    parser.add_argument("--million", action="store_true", help="add 1,000,000 documents to --sizes")
-    parser.add_argument("--results", type=Path, default=RESULTS / "bench_scale.json")
-    args = parser.parse_args(argv)
+def run(args, figures: Results) -> int:
     sizes = sorted({int(size) for size in args.sizes.split(",")} | ({1_000_000} if args.million else set()))
     corpus = DedupCorpus(seed=0, planted_share=PLANTED_SHARE)
     args.work.mkdir(parents=True, exist_ok=True)
     tokenizer = tokenizer_file(corpus, args.work)
     results = [run_size(count, corpus, args.work, tokenizer) for count in sizes]
     print("\n".join(table(results)))
-    write_results(args.results, {"machine": machine(), "runs": results})
+    figures.details["runs"] = results
+    for result in results:
+        for stage, measured in result["stages"].items():
+            case = f"{stage}, {result['documents']:,} documents, --runner local"
+            figures.record(case, "cpu_us_per_doc", measured["us_per_doc"], "µs/doc")
+            figures.record(case, "peak_rss_mb", measured["peak_rss_mb"], "MB")
     return 0
 
 
+SPEC = Spec(
+    "scale",
+    __doc__,
+    run,
+    shared=("work",),
+    options=(
+        option("--sizes", default=",".join(map(str, SIZES)), help="document counts, comma-separated"),
+        option("--million", action="store_true", help="add 1,000,000 documents to --sizes"),
+    ),
+    defaults={"work": Path("/tmp/bench-scale")},
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

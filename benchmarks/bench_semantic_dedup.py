@@ -1,8 +1,8 @@
 """Semantic dedup against MinHash on planted paraphrases of real documents: recall per kind of
 paraphrase, precision, at several cosine thresholds.
 
-    python benchmarks/bench_semantic_dedup.py [--documents 300] [--model all-MiniLM-L6-v2]
-        [--thresholds 0.8,0.85,0.9,0.95] [--seed 1] [--json FILE]
+    python benchmarks/run_all.py semantic-dedup [--documents 300] [--model all-MiniLM-L6-v2]
+        [--thresholds 0.8,0.85,0.9,0.95] [--seed 1] [--output FILE]
 
 A seeded sample of shared/data/dedup/web_docs.jsonl (pages of at least 3 sentences), a paraphrase
 (dedup/paraphrase.py: sentences reordered, dropped, synonyms swapped, or all three) planted for half
@@ -16,7 +16,6 @@ here, so precision is a lower bound.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -25,7 +24,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from common import DATA, write_results
+import harness
+from common import DATA, clocks
+from harness import Results, Spec, option
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.evaluate import load_jsonl, representatives, score_method
@@ -47,9 +48,10 @@ def embedded(rows: list[dict], config: PipelineConfig) -> tuple[list[dict], dict
     stage = EmbeddingsStage(config.embeddings)
     stage.setup()
     rows = [dict(row) for row in rows]
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = clocks()
     stage.process_batch(rows, StageStats("embed"))
-    seconds = {"wall_s": round(time.perf_counter() - wall, 1), "cpu_s": round(time.process_time() - cpu, 1)}
+    wall_end, cpu_end = clocks()
+    seconds = {"wall_s": round(wall_end - wall, 1), "cpu_s": round(cpu_end - cpu, 1)}
     return rows, seconds
 
 
@@ -61,17 +63,7 @@ def recall_by_kind(rep: dict[str, str], family: dict[str, str], kinds: dict[str,
     return {kind: f"{found[kind]}/{planted[kind]}" for kind in KINDS if planted[kind]}
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--documents", type=int, default=300)
-    parser.add_argument("--model", default="all-MiniLM-L6-v2")
-    parser.add_argument("--max-tokens", type=int, default=256)
-    parser.add_argument("--thresholds", default="0.8,0.85,0.9,0.95")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--data", type=Path, default=DATA / "dedup" / "web_docs.jsonl")
-    parser.add_argument("--json", default="benchmarks/results/semantic_dedup.json")
-    args = parser.parse_args(argv)
-
+def run(args, figures: Results) -> int:
     docs = sample(args.data, args.documents, args.seed)
     planted = plant_paraphrases(docs, args.seed)
     family = {doc["id"]: doc["id"] for doc in docs} | {p.copy["id"]: p.original_id for p in planted}
@@ -108,19 +100,35 @@ def main(argv: list[str]) -> int:
                 f"{name:<16} precision {score['precision']:.3f} recall {score['recall']:.3f} "
                 f"dropped {score['dropped']:>3}  by kind {score['recall_by_kind']}  ({cpu} CPU s)"
             )
-    record = {
-        "documents": len(docs),
-        "paraphrases": len(planted),
-        "model": args.model,
-        "max_tokens": args.max_tokens,
-        "seed": args.seed,
-        "embed": embed_seconds,
-        "methods": results,
-    }
-    print(f"written to {write_results(args.json, record)}")
+    figures.details.update(
+        documents=len(docs),
+        paraphrases=len(planted),
+        model=args.model,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+        embed=embed_seconds,
+        methods=results,
+    )
+    for score in results:
+        figures.record(score["method"], "precision", score["precision"], "fraction")
+        figures.record(score["method"], "recall", score["recall"], "fraction")
     print(json.dumps({r["method"]: (r["precision"], r["recall"]) for r in results}))
     return 0
 
 
+SPEC = Spec(
+    "semantic-dedup",
+    __doc__,
+    run,
+    options=(
+        option("--documents", type=int, default=300),
+        option("--model", default="all-MiniLM-L6-v2"),
+        option("--max-tokens", type=int, default=256),
+        option("--thresholds", default="0.8,0.85,0.9,0.95", help="cosine thresholds, comma-separated"),
+        option("--seed", type=int, default=1),
+        option("--data", type=Path, default=DATA / "dedup" / "web_docs.jsonl", help="the documents, JSON lines"),
+    ),
+)
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(harness.main(SPEC))

@@ -3,7 +3,7 @@
 the rules were written for, so this checks those shapes and is no measure of real spam (issue 36):
 real_spam_set.py measures the rules on real pages.
 
-    python benchmarks/bench_spam.py [--part dev|heldout] [--write-heldout DIR] [--json FILE]
+    python benchmarks/run_all.py spam [--part dev|heldout] [--write-heldout DIR] [--output FILE]
 
 The chain is langid -> normalize -> pii -> quality with the default config, documents of domain
 `web`. Today's figures: the same command with PYTHONPATH pointing at a checkout without the spam
@@ -13,12 +13,13 @@ the spam kept, at most 5 points more ordinary documents dropped than before the 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import harness
+from harness import Results, Spec, option
 from spam_devset import PEOPLES_DAILY, judge, labelled_documents
 
 from corpus_pipeline.config import PipelineConfig
@@ -71,15 +72,7 @@ def summary(fates: dict) -> dict:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["dev", "heldout"], default="dev")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--ordinary", type=int, default=150, help="ordinary documents per news source and half")
-    parser.add_argument("--spam", type=int, default=15, help="spam documents per kind, language and half")
-    parser.add_argument("--write-heldout", type=Path, help="write the held-out half as JSON lines in this folder")
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args(argv)
+def run(args, results: Results) -> int:
     if not PEOPLES_DAILY.exists():
         print(f"no data: {PEOPLES_DAILY} is missing (set CORPUS_BENCH_DATA)", file=sys.stderr)
         return 2
@@ -93,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     for lang in ("zh", "en"):
         by_kind[lang], alone_by_kind[lang] = measure([d for d in documents if d["lang"] == lang])
     print(f"spam development set, part {args.part}, seed {args.seed}")
-    report = {"part": args.part, "seed": args.seed, "by_language": {}}
+    report = results.details
+    report.update(part=args.part, seed=args.seed, by_language={})
     for lang, fates in by_kind.items():
         s = summary(fates)
         alone = alone_by_kind[lang]
@@ -115,10 +109,25 @@ def main(argv: list[str] | None = None) -> int:
         f"ordinary dropped {both['ordinary_dropped']}/{both['ordinary']} ({100 * both['ordinary_dropped_share']:.1f} %)"
     )
     report["all"] = both
-    if args.json:
-        args.json.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    for name, figures in (*((lang, r["summary"]) for lang, r in report["by_language"].items()), ("all", both)):
+        case = f"spam set {args.part}, seed {args.seed}, {name}"
+        results.record(case, "spam_kept_share", figures["spam_kept_share"], "fraction")
+        results.record(case, "ordinary_dropped_share", figures["ordinary_dropped_share"], "fraction")
     return 0
 
 
+SPEC = Spec(
+    "spam",
+    __doc__,
+    run,
+    options=(
+        option("--part", choices=["dev", "heldout"], default="dev"),
+        option("--seed", type=int, default=0),
+        option("--ordinary", type=int, default=150, help="ordinary documents per news source and half"),
+        option("--spam", type=int, default=15, help="spam documents per kind, language and half"),
+        option("--write-heldout", type=Path, help="write the held-out half as JSON lines in this folder"),
+    ),
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

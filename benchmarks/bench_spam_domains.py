@@ -1,7 +1,7 @@
 """Rules by domain: Wikipedia articles judged as `encyclopedia` against the same articles judged as
 web pages, and the real web pages' verdicts, which the domain rule sets must leave unchanged.
 
-    python benchmarks/bench_spam_domains.py [--save-web FILE] [--compare-web FILE]
+    python benchmarks/run_all.py spam-domains [--save-web FILE] [--compare-web FILE]
 
 - Wikipedia: gensim's English dump (gensim/test/test_data/enwiki-latest-pages-articles1.xml-
   p000000010p000030302-shortened.bz2, 106 articles; text CC BY-SA) read by the ingest stage
@@ -15,12 +15,13 @@ web pages, and the real web pages' verdicts, which the domain rule sets must lea
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import harness
+from harness import Results, Spec, option
 from spam_devset import WEB_DOCS, judge, web_pages
 
 from corpus_pipeline.config import PipelineConfig
@@ -43,6 +44,14 @@ def fates_by_language(documents: list[dict], domain: str) -> dict[str, Counter]:
     return fates
 
 
+def record_fates(results: Results, case: str, fates: dict[str, Counter]) -> None:
+    """The share dropped per language, and every fate's count under details[case]."""
+    for language, counts in fates.items():
+        dropped = sum(counts.values()) - counts.get("kept", 0)
+        results.record(f"{case}, {language}", "dropped_share", dropped / sum(counts.values()), "fraction")
+    results.details[case] = {language: dict(counts) for language, counts in fates.items()}
+
+
 def print_fates(title: str, fates: dict[str, Counter]) -> None:
     print(title)
     for language, counts in sorted(fates.items(), key=lambda kv: -sum(kv[1].values())):
@@ -52,23 +61,22 @@ def print_fates(title: str, fates: dict[str, Counter]) -> None:
         print(f"  {language:<8} {n:>5} documents, dropped {dropped:>4} ({100 * dropped / n:5.1f} %)  {reasons}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--save-web", type=Path)
-    parser.add_argument("--compare-web", type=Path)
-    args = parser.parse_args(argv)
+def run(args, results: Results) -> int:
     if not WEB_DOCS.exists():
         print(f"no data: {WEB_DOCS} is missing (set CORPUS_BENCH_DATA)", file=sys.stderr)
         return 2
     articles = [{"id": a["id"], "text": a["text"], "url": a["url"]} for a in wikipedia_articles()]
     print(f"Wikipedia: {len(articles)} articles of gensim's English dump")
-    print_fates("  as web pages (domain web):", fates_by_language(articles, "web"))
-    print_fates("  as encyclopedia (domain encyclopedia):", fates_by_language(articles, "encyclopedia"))
+    for domain, title in (("web", "as web pages"), ("encyclopedia", "as encyclopedia")):
+        fates = fates_by_language(articles, domain)
+        print_fates(f"  {title} (domain {domain}):", fates)
+        record_fates(results, f"Wikipedia articles, domain {domain}", fates)
 
     pages = web_pages()
     web_fates = {doc["id"]: fate for doc, fate in judge(pages, PipelineConfig(), domain="web")}
     counts = Counter(web_fates.values())
     print(f"web pages: {len(pages)}, kept {counts['kept']}, dropped {len(pages) - counts['kept']}")
+    record_fates(results, "real web pages, domain web", {"all": counts})
     if args.save_web:
         args.save_web.write_text(json.dumps(web_fates, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     if args.compare_web:
@@ -82,5 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+SPEC = Spec(
+    "spam-domains",
+    __doc__,
+    run,
+    options=(
+        option("--save-web", type=Path, help="write each web page's fate here"),
+        option("--compare-web", type=Path, help="count the web pages whose fate differs from this saved file"),
+    ),
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

@@ -16,18 +16,16 @@ parts. Tokenizer: byte-level BPE trained here on the unique documents (32k; --qu
 Targets: (c) at least 0.9x the tokens/s of (b), the call the stage makes (issue 25); (r) at least
 50 M tokens/s.
 
-    python benchmarks/bench_tokenize.py --quick     # smoke run; run_all.py can import run()
+    python benchmarks/run_all.py tokenize --quick     # smoke run
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -35,8 +33,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from common import DATA, MB, Column, Context, StageReport, Target
+from stage_runs import StageBench
 
-from corpus_pipeline.config import PipelineConfig, load_config
+from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
@@ -52,6 +51,7 @@ TEXT_FILES = [
     ("text/zh_peoples_daily_199801.txt", "utf-8"),
 ]
 DOC_BYTES = 5_000
+STAGE = StageBench("tokenize", tuple(DATA / name for name, _ in TEXT_FILES), peer=False)
 INPUT_PARTS = 8
 COPIES, QUICK_BYTES = 3, 2_000_000
 WINDOW, WINDOWS_PER_BATCH = 2_048, 64
@@ -241,24 +241,3 @@ def run(ctx: Context, config: PipelineConfig, log=print) -> StageReport:
         f"reader {reader_tokens_per_s / 1e6:,.0f} M tokens/s"
     )
     return report
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help=f"{QUICK_BYTES / MB:.0f} MB of text, one rep")
-    parser.add_argument("--reps", type=int, default=None, help="timings per column (default 2; 1 with --quick)")
-    parser.add_argument("--config", default=None)
-    args = parser.parse_args(argv)
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    work = Path(tempfile.mkdtemp(prefix="corpus-bench-tokenize-"))
-    ctx = Context(work=work, reps=args.reps or (1 if args.quick else 2), quick=args.quick)
-    try:
-        print(run(ctx, load_config(args.config)).table())
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

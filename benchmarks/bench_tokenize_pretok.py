@@ -5,19 +5,19 @@ text (the first 80% of the lines of shared/data/text: ABC news and web text in E
 Daily in Chinese), and counts tokens per character and UTF-8 bytes per token on the held-out last
 20% of each language. Lower tokens/char = more text per context window and per training FLOP.
 
-    python benchmarks/bench_tokenize_pretok.py            # 32k vocabulary, all of the text
-    python benchmarks/bench_tokenize_pretok.py --quick    # 8k vocabulary, a quarter of the text
+    python benchmarks/run_all.py tokenize-pretok            # 32k vocabulary, all of the text
+    python benchmarks/run_all.py tokenize-pretok --quick    # 8k vocabulary, a quarter of the text
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 
+import harness
 import regex
 from common import DATA, RESULTS
+from harness import Results, Spec
 
 from corpus_pipeline.tokenize.bpe import load_tokenizer, save_tokenizer, train_bpe
 from corpus_pipeline.tokenize.config import TrainTokenizerConfig
@@ -68,15 +68,12 @@ def fused_cjk_tokens(tokenizer) -> int:
     return fused
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--output", default=str(RESULTS / "tokenize_pretok.json"))
-    args = parser.parse_args(argv)
+def run(args, out: Results) -> int:
     vocab, fraction = (8_000, 0.25) if args.quick else (32_000, 1.0)
     data = split_lines(fraction)
     training = [line for train, _ in data.values() for line in train]
-    results: dict = {"vocab_size": vocab, "fraction_of_text": fraction, "rules": {}}
+    results: dict = out.details
+    results.update(vocab_size=vocab, fraction_of_text=fraction, rules={})
     for split_cjk in (True, False):
         started = time.perf_counter()
         config = TrainTokenizerConfig(vocab_size=vocab, split_cjk=split_cjk)
@@ -97,11 +94,20 @@ def main(argv: list[str] | None = None) -> int:
             f"{figures[lang]['tokens_per_char']:>14.4f} ({figures[lang]['bytes_per_token']:.2f} B)" for lang in SOURCES
         )
         print(f"  {rule:<12}{cells}{figures['fused_cjk_vocabulary']:>12,}")
-    with open(args.output, "w", encoding="utf-8") as out:
-        json.dump(results, out, indent=2)
-    print(f"figures in {args.output}")
+    plain = results["rules"]["plain"]
+    for rule, figures in results["rules"].items():
+        for lang in SOURCES:
+            value = figures[lang]["tokens_per_char"]
+            case = f"{rule}, {lang}, vocabulary {vocab:,}"
+            if rule == "plain":
+                out.record(case, "tokens_per_char", value, "tokens/char")
+            else:
+                ratio = value / plain[lang]["tokens_per_char"]
+                out.record(case, "tokens_per_char", value, "tokens/char", ratio, "plain")
     return 0
 
 
+SPEC = Spec("tokenize-pretok", __doc__, run, shared=("quick",))
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

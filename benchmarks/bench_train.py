@@ -1,8 +1,8 @@
 """Training throughput: the data reader's tokens/s on CPU, a gpt-124m step's tokens/s and MFU, and
 the cost of the health monitor (steps/s with `health` on against off; goal >= 0.97x).
 
-    python benchmarks/bench_train.py                 # reader and health on CPU (+ the GPU step with CUDA)
-    python benchmarks/bench_train.py --gpu-only      # the GPU step and its health cost: one short command
+    python benchmarks/run_all.py train                 # reader and health on CPU (+ the GPU step with CUDA)
+    python benchmarks/run_all.py train --gpu-only      # the GPU step and its health cost: one short command
 
 Both run through the trainer's own code on synthetic shards (random ids, real file format): a
 WordLevel tokenizer of 50,304 ids, so the model has GPT-2's padded vocabulary. The GPU step is
@@ -19,14 +19,15 @@ sequence length 128 (the demo's); on a GPU gpt-124m as above.
 
 from __future__ import annotations
 
-import argparse
-import json
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
 import torch
+from harness import Results, Spec, option
 from tokenizers import Tokenizer, models
 
 from corpus_pipeline.tokenize.bpe import file_sha256
@@ -40,7 +41,6 @@ from corpus_pipeline.train.model import flops_per_token
 from corpus_pipeline.train.train import Trainer
 
 VOCAB = 50_304
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def synthetic_shards(directory: Path, tokens: int, shards: int = 4, seed: int = 0) -> Path:
@@ -146,16 +146,8 @@ def report_health(label: str, cost: tuple[float, float, float]) -> dict:
     return {"off_steps_per_s": off, "on_steps_per_s": on, "ratio": ratio}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--gpu-only", action="store_true", help="skip the CPU reader measurement")
-    parser.add_argument("--tokens", type=int, default=100_000_000, help="synthetic shard tokens (default 100 M)")
-    parser.add_argument("--steps", type=int, default=30, help="timed GPU steps after the warm-up")
-    parser.add_argument("--warmup", type=int, default=10, help="untimed GPU steps (torch.compile)")
-    parser.add_argument("--health-steps", type=int, default=100, help="steps per round of the health cost")
-    parser.add_argument("--health-rounds", type=int, default=5, help="alternating rounds of the health cost")
-    args = parser.parse_args()
-    results: dict = {}
+def run(args, out: Results) -> None:
+    results: dict = out.details
     with tempfile.TemporaryDirectory(prefix="bench_train_") as work:
         shards_dir = synthetic_shards(Path(work), args.tokens)
         if not args.gpu_only:
@@ -185,9 +177,31 @@ def main() -> None:
                 print(f"reader / GPU consumption: {ratio:,.0f}x (target >= 10x)")
         else:
             print("no CUDA device: the gpt-124m step was not measured (run this script on a GPU machine)")
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "train.json").write_text(json.dumps(results, indent=2) + "\n")
+    if "reader_tokens_per_s" in results:
+        out.record("shard reader, one rank, CPU", "tokens_per_s", results["reader_tokens_per_s"], "tokens/s")
+    for key, label in (("health_cpu", "tiny preset, CPU"), ("health_gpu", "gpt-124m, GPU")):
+        if key in results:
+            on, ratio = results[key]["on_steps_per_s"], results[key]["ratio"]
+            out.record(f"{label}, health on", "steps_per_s", on, "steps/s", ratio, "health off")
+    if "gpu" in results:
+        out.record("gpt-124m step, GPU", "tokens_per_s", results["gpu"]["tokens_per_s"], "tokens/s")
+        if results["gpu"]["mfu"] is not None:
+            out.record("gpt-124m step, GPU", "mfu", results["gpu"]["mfu"], "fraction")
 
+
+SPEC = Spec(
+    "train",
+    __doc__,
+    run,
+    options=(
+        option("--gpu-only", action="store_true", help="skip the CPU reader measurement"),
+        option("--tokens", type=int, default=100_000_000, help="synthetic shard tokens (default 100 M)"),
+        option("--steps", type=int, default=30, help="timed GPU steps after the warm-up"),
+        option("--warmup", type=int, default=10, help="untimed GPU steps (torch.compile)"),
+        option("--health-steps", type=int, default=100, help="steps per round of the health cost"),
+        option("--health-rounds", type=int, default=5, help="alternating rounds of the health cost"),
+    ),
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(harness.main(SPEC))

@@ -1,7 +1,8 @@
 """Every benchmark, once: its name, the command that runs it from the project root, what it measures
-and how long it took here. `run_all.py` prints this table, runs the `standard` entries in one
-process (`make bench`) and runs any one entry by name (`make bench BENCH=name`). A new benchmark
-gets its row here; tests/benchmarks/test_catalog.py fails on a bench_*.py script without one.
+and how long it took here. `run_all.py` prints this table and runs any entry by name
+(`run_all.py NAME [options]`, `make bench BENCH=name`); with no name, the `standard` entries (`make
+bench`). An entry's module declares its options and results through harness.py; a new benchmark gets
+its row here, and tests/benchmarks/test_catalog.py fails on a bench_*.py script without one.
 
 Durations are the runs recorded in README.md, on the project's 2-core machine.
 """
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 # The interpreter the commands are shown with: the project's venv, as the Makefile runs them.
 VENV_PYTHON = ".venv/bin/python"
+RUNNER = "benchmarks/run_all.py"
 # The list's lines wrap here: a terminal's 100 columns with room to spare.
 LIST_WIDTH = 100
 
@@ -21,24 +23,29 @@ LIST_WIDTH = 100
 @dataclass(frozen=True)
 class Benchmark:
     name: str
-    # argv run from the project root; a first item ending in .py runs under the venv's python
-    argv: tuple[str, ...]
+    # benchmarks/<module>.py, whose SPEC (or STAGE, for a stage benchmark) the runner runs; None for a
+    # shell script outside the harness (`script`)
+    module: str | None
     measures: str
     duration: str
-    # run_all.py calls this module's run(ctx, config, log) in its own process (the --stages choices)
-    stage_module: str | None = None
+    # the arguments its listed command adds to the runner's
+    args: tuple[str, ...] = ()
+    # a stage benchmark: several run in one process, with one Context (stage_runs.py)
+    stage: bool = False
     # run by a plain `make bench`
     standard: bool = False
+    # argv of a script run as it is, from the project root (its arguments follow the name)
+    script: tuple[str, ...] = ()
 
     @property
     def command(self) -> str:
-        argv = (VENV_PYTHON, *self.argv) if self.argv[0].endswith(".py") else self.argv
-        return shlex.join(argv)
+        if self.script:
+            return shlex.join(self.script)
+        return shlex.join((VENV_PYTHON, RUNNER, self.name, *self.args))
 
 
 def _stage(name: str, measures: str, duration: str, standard: bool = False) -> Benchmark:
-    argv = ("benchmarks/run_all.py", "--stages", name)
-    return Benchmark(name, argv, measures, duration, stage_module=f"bench_{name}", standard=standard)
+    return Benchmark(name, f"bench_{name}", measures, duration, stage=True, standard=standard)
 
 
 # pii, quality and tokenize have no full run on record; their smoke runs together took this.
@@ -54,7 +61,7 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         "extract-engines",
-        ("benchmarks/extract_engines_compare.py",),
+        "extract_engines_compare",
         "extract.engine trafilatura, resiliparse and hybrid on the 1,432 gold pages: CPU seconds of the calls, "
         "F1 (P / R) overall, on each half of the split the hybrid was fitted on, per source and on the Chinese pages",
         "~2 min at load 2-3",
@@ -83,13 +90,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         "tokenize-pretok",
-        ("benchmarks/bench_tokenize_pretok.py",),
+        "bench_tokenize_pretok",
         "tokens per character of English and Chinese with and without the CJK pre-tokenizer rule",
         "not recorded (--quick: a quarter of the text, 8k vocabulary)",
     ),
     Benchmark(
         "ingest",
-        ("benchmarks/bench_ingest.py",),
+        "bench_ingest",
         "ingest on ~40 MB of real text as JSON lines and as Parquet, metadata kept: its reader against "
         "pyarrow.json.read_json and pyarrow.parquet.read_table, the stage against those plus the stage's own "
         "Parquet write; export against read + write_table",
@@ -97,52 +104,55 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         "train",
-        ("benchmarks/bench_train.py",),
+        "bench_train",
         "shard reader tokens/s on CPU; with CUDA, a gpt-124m step's tokens/s and MFU (--gpu-only: that alone)",
         "reader: 48 M tokens/s measured",
     ),
     Benchmark(
         "crawl",
-        ("benchmarks/bench_crawl.py",),
+        "bench_crawl",
         "run_crawl against scrapy alone on the demo site (475 pages), wall and CPU seconds",
         "~3 min with 3 reps",
     ),
     Benchmark(
         "dedup",
-        ("benchmarks/bench_dedup.py",),
+        "bench_dedup",
         "the dedup stage on Spark local[2] against datatrove's four MinHash steps on 20,000 documents; "
         "recall and precision on planted copies",
         "13 min idle, 10.4 of them datatrove's (--quick: 300 documents, ~70 s)",
     ),
     Benchmark(
         "dedup-jobs",
-        ("benchmarks/bench_dedup_jobs.py",),
+        "bench_dedup_jobs",
         "dedup's fixed cost on local[1]: Spark jobs and seconds per run on the real pages, output hashes",
         "1 + 3 runs, ~1 min idle",
     ),
     Benchmark(
         "dedup-scale",
-        ("benchmarks/bench_dedup_scale.py", "--work", "/tmp/dedup-scale"),
+        "bench_dedup_scale",
         "dedup time and peak memory at 10k, 100k and 1M documents",
         "37 min",
+        args=("--work", "/tmp/dedup-scale"),
     ),
     Benchmark(
         "scale",
-        ("benchmarks/bench_scale.py", "--work", "/tmp/bench-scale"),
+        "bench_scale",
         "ingest -> tokenize, each stage a --runner local process, on 10k and 100k generated documents (30 % planted "
         "near-duplicates; --million adds 1M): CPU µs/doc of each process tree, peak RSS, growth exponent, dedup recall",
         "17 min for 10k and 100k at load 3-5, inputs and tokenizer included",
+        args=("--work", "/tmp/bench-scale"),
     ),
     Benchmark(
         "mix",
-        ("benchmarks/bench_mix.py", "--work", "/tmp/mix-bench", "--sizes", "100000,300000"),
+        "bench_mix",
         "mix against tokenize on the same generated documents, Spark local[2] with 4g: time, peak memory per "
         "process, growth with the size (--sizes 100000,1000000 for the 1M run)",
         "61 min for 100k and 300k at load 2-7, generating the inputs and the tokenizer included",
+        args=("--work", "/tmp/mix-bench", "--sizes", "100000,300000"),
     ),
     Benchmark(
         "decontam",
-        ("benchmarks/bench_decontam.py",),
+        "bench_decontam",
         "decontaminate on the real pages x14 (20,048 documents) against HumanEval + 10,000 items: docs/s in one "
         "process, LocalExecutor and Spark local[2] against quality's; index memory per process for 10k and 100k "
         "items; datatrove NGramsDecontFilter",
@@ -150,75 +160,84 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         "end-to-end",
-        ("benchmarks/bench_end_to_end.py",),
+        "bench_end_to_end",
         "WARC to token shards, local and Spark local[2]: MB/s and CPU seconds against the raw library costs",
         "14 min at load 7-9 (--quick: 200 pages, ~2.5 min idle)",
     ),
     Benchmark(
         "e2e-peer",
-        ("bash", "../shared/peer_bench/e2e_compare.sh"),
+        None,
         "corpus-pipeline run --runner local beside datatrove's FineWeb-style recipe on the 1,432 pages, "
         "CPU seconds of each process tree, reps alternating (arg: REPS, default 2)",
         "57-60 s wall per run, 4 runs; the first call also builds its peer venv in /tmp/peer",
+        script=("bash", "../shared/peer_bench/e2e_compare.sh"),
     ),
     Benchmark(
         "cores-e2e",
-        ("bash", "benchmarks/bench_cores_e2e.sh"),
+        None,
         "corpus-pipeline run on the 1,432 pages (one WARC, read in byte spans) under --runner local and on Spark "
         "local[2], reps alternating: wall and tree CPU seconds, load, shard hashes (args: REPS, then --set ...)",
         "31-62 s wall per run, 4 runs: ~2.5 min quiet (load 1-2), ~3.5 min at load 2-3",
+        script=("bash", "benchmarks/bench_cores_e2e.sh"),
     ),
     Benchmark(
         "s3",
-        ("benchmarks/bench_s3.py",),
+        "bench_s3",
         "the storage layer reading and writing 100 MB on a loopback S3 server (moto) against pyarrow's own "
         "streams and a local file; extract (1,432 pages) and tokenize, s3:// -> s3:// against local -> local",
         "~13 min at load 3-5, 2 reps (--records 200 --mb 20 --reps 1: ~50 s)",
     ),
     Benchmark(
         "quality-drops",
-        ("benchmarks/quality_drop_report.py",),
+        "quality_drop_report",
         "not a timing: which quality rule drops how many of the real pages, with examples",
         "not recorded",
     ),
     Benchmark(
         "spam",
-        ("benchmarks/bench_spam.py",),
+        "bench_spam",
         "not a timing: spam kept and ordinary documents dropped per kind on the spam development set "
         "(--part heldout: the other half; PYTHONPATH at another checkout: its figures on the same set)",
         "~3 s per part",
     ),
     Benchmark(
+        "real-spam",
+        "real_spam_set",
+        "not a timing: spam kept and ordinary pages dropped, per language, on the real labelled spam set "
+        "(Common Crawl, ClueWeb09 and the benchmark pages), with and without the spam rules (--part dev|heldout|all)",
+        "not recorded",
+    ),
+    Benchmark(
         "wiki-residue",
-        ("benchmarks/wiki_residue.py",),
+        "wiki_residue",
         "not a timing: Wikipedia articles with wikitext residue before and after ingest per language (gensim's "
         "English dump; others given as LANG=PATH), characters kept, pages rejected, quality drops",
         "~12 min for English and six truncated dumps at load 8 (--no-quality: ~6 min)",
     ),
     Benchmark(
         "spam-domains",
-        ("benchmarks/bench_spam_domains.py",),
+        "bench_spam_domains",
         "not a timing: gensim's Wikipedia articles dropped as web pages and as encyclopedia; the real "
         "pages' quality fates against a saved run (--save-web / --compare-web)",
         "~25 s",
     ),
     Benchmark(
         "embed",
-        ("benchmarks/bench_embed.py",),
+        "bench_embed",
         "the embed stage under the local runner against the raw model's batched encode on the same pages, "
         "256 tokens, 1 and 2 threads: docs/s, CPU seconds, stage/raw (--model multilingual-e5-small)",
         "~4 min busy (64 pages, 2 reps)",
     ),
     Benchmark(
         "semantic-dedup",
-        ("benchmarks/bench_semantic_dedup.py",),
+        "bench_semantic_dedup",
         "not a timing: semantic dedup at several cosine thresholds against MinHash on planted paraphrases "
         "(reordered, dropped, synonym-swapped sentences) of 200 real pages: precision, recall per kind",
         "~1 min MiniLM, ~3 min multilingual-e5-small (the embedding)",
     ),
     Benchmark(
         "quality-ablation",
-        ("benchmarks/bench_quality_ablation.py",),
+        "bench_quality_ablation",
         "not a timing: the tiny model trained on the pages of the embedding head's top tier against a random "
         "subset of the same tokens (same steps, same seed), held-out loss on ABC news: both curves and seeds",
         "212 CPU s, 7 min at load 8 (125 of them scoring the pages, which --scores FILE saves for the next run)",

@@ -15,7 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-TICK = os.sysconf("SC_CLK_TCK")
+import proc_tree
+from proc_tree import TICK
+
 # Processes of ours that tree_cpu() leaves out: the monitor itself.
 EXCLUDED: set[int] = set()
 
@@ -28,7 +30,7 @@ class CpuMonitor:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> CpuMonitor:
-        if Path("/proc/stat").exists():
+        if proc_tree.has_proc():
             self.state_file.write_text("0 0\n")
             self.process = subprocess.Popen([sys.executable, __file__, str(os.getpid()), str(self.state_file)])
             EXCLUDED.add(self.process.pid)
@@ -49,50 +51,19 @@ class CpuMonitor:
 
 def tree_cpu() -> float:
     """CPU seconds of this process and all its descendants, living or reaped (utime + stime +
-    cutime + cstime), e.g. Spark's JVM and its Python workers. The difference of two readings is the
-    CPU the whole tree used between them, as long as every child is reaped by a process of the tree."""
-    if not Path("/proc/stat").exists():
-        return 0.0
-    root = os.getpid()
-    parents, cpu = {}, {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                rest = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            parents[int(entry)] = int(rest[1])
-            cpu[int(entry)] = sum(int(v) for v in rest[11:15]) / TICK
-    return sum(cpu.get(pid, 0.0) for pid in _descendants(root, parents) - EXCLUDED)
-
-
-def _descendants(root: int, parents: dict[int, int]) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for pid, ppid in parents.items():
-        children.setdefault(ppid, []).append(pid)
-    ours, frontier = {root}, [root]
-    while frontier:
-        for child in children.get(frontier.pop(), []):
-            ours.add(child)
-            frontier.append(child)
-    return ours
+    cutime + cstime), e.g. Spark's JVM and its Python workers; the monitor left out. The difference
+    of two readings is the CPU the whole tree used between them, as long as every child is reaped by
+    a process of the tree."""
+    return proc_tree.tree_cpu(os.getpid(), exclude=EXCLUDED)
 
 
 def _sample(root: int) -> tuple[float, float, dict[int, float]]:
     fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
     user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[:8])
-    parents, cpu = {}, {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                rest = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            parents[int(entry)] = int(rest[1])
-            cpu[int(entry)] = (int(rest[11]) + int(rest[12])) / TICK  # utime + stime
-    ours = _descendants(root, parents)
+    table = proc_tree.processes()
+    ours = proc_tree.descendants(root, table)
     busy = (user + nice + system + irq + softirq) / TICK
-    return busy, steal / TICK, {pid: cpu[pid] for pid in ours if pid in cpu}
+    return busy, steal / TICK, {pid: proc_tree.own_cpu_s(table[pid]) for pid in ours if pid in table}
 
 
 def main(root: int, state_file: str) -> None:

@@ -29,8 +29,9 @@ from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.registry import previous_documents_stage, stage_spec
+from corpus_pipeline.engine.registry import stage_spec
 from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.engine.stage_order import previous_documents_stage
 from corpus_pipeline.engine.store.stage_dir import KEPT_HERE, input_parts, read_success
 from corpus_pipeline.storage import Storage
 

@@ -7,20 +7,22 @@ The engines run on the same page one after another, in an order that rotates fro
 a machine whose load changes during the run charges them alike (CPU seconds still read higher on a
 loaded machine: compare the engines of one run, not runs of different days).
 
-    PYTHONPATH=. python benchmarks/extract_engines_compare.py [--engines trafilatura,resiliparse,hybrid]
+    PYTHONPATH=. python benchmarks/run_all.py extract-engines [--engines trafilatura,resiliparse,hybrid]
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
+import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+import harness
 from common import DATA, PAGES_WARC
+from harness import Results, Spec, UsageError, option
 
 from corpus_pipeline.evaluation.commands import gold_ids_by_record
 from corpus_pipeline.evaluation.engine_choice import F1_TOLERANCE, EngineFigures, default_engine
@@ -54,10 +56,11 @@ def gold_pages() -> list[tuple[str, str, str | None]]:
     return pages
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engines", default=",".join(ENGINES))
-    names = parser.parse_args().engines.split(",")
+def run(args, results: Results) -> None:
+    names = args.engines.split(",")
+    unknown = sorted(set(names) - set(ENGINES))
+    if unknown:
+        raise UsageError(f"--engines: no engine {unknown}; choose from {', '.join(ENGINES)}")
     engines = {name: main_text_engine(ExtractConfig(engine=name)) for name in names}
     gold = load_gold(GOLD)
     pages = gold_pages()
@@ -86,11 +89,14 @@ def main() -> None:
     figures = {}
     for name in names:
         cells = []
-        for pages_of_group in groups.values():
+        results.record(f"{name}, all pages", "cpu_s", cpu[name], "s")
+        for group, pages_of_group in groups.items():
             overall = score_extraction(pages_of_group, texts[name]).overall
             cells.append(f"{overall.f1:.4f} ({overall.precision:.3f} / {overall.recall:.3f})")
+            results.record(f"{name}, {group}", "f1", overall.f1, "fraction")
         chinese = score_extraction(gold, texts[name]).chinese
         cells.append(f"{chinese.f1:.4f} ({chinese.precision:.3f} / {chinese.recall:.3f})")
+        results.record(f"{name}, Chinese", "f1", chinese.f1, "fraction")
         print(f"{name:<13}{cpu[name]:>8.1f}" + "".join(f"{cell:>24}" for cell in cells))
         all_pages = score_extraction(gold, texts[name])
         figures[name] = EngineFigures(round(all_pages.overall.f1, 4), round(chinese.f1, 4), round(cpu[name], 1))
@@ -103,5 +109,12 @@ def main() -> None:
         print(f"recorded in {RECORD}")
 
 
+SPEC = Spec(
+    "extract-engines",
+    __doc__,
+    run,
+    options=(option("--engines", default=",".join(ENGINES), help="comma-separated"),),
+)
+
 if __name__ == "__main__":
-    main()
+    sys.exit(harness.main(SPEC))

@@ -9,10 +9,11 @@ kernel's own peak RSS of each process (VmHWM) catches a peak shorter than the sa
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from proc_tree import process_tree
 
 INTERVAL_S = 0.5
 KINDS = ("driver_python", "driver_jvm", "python_workers", "other")
@@ -58,24 +59,6 @@ def _kind(pid: int, root: int, command: list[str]) -> str:
     if any(part in ("pyspark.daemon", "pyspark.worker") for part in command):
         return "python_workers"
     return "other"
-
-
-def process_tree(root: int) -> set[int]:
-    """`root` and all its descendants, living now."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError):
-                continue
-            children.setdefault(parent, []).append(int(entry))
-    tree, frontier = {root}, [root]
-    while frontier:
-        for child in children.get(frontier.pop(), []):
-            tree.add(child)
-            frontier.append(child)
-    return tree
 
 
 def _memory_kb(pid: int) -> tuple[int, int, int]:

@@ -5,20 +5,21 @@ web_docs.jsonl holds their extracted text). Each goes through the stages that pr
 the pipeline, in this process: langid (lid.176) and normalize (default config), then the quality
 stage with the default config. Printed: per language, kept and dropped; per drop reason, the count
 and up to --examples examples (the rule's detail and the start of the text, truncated). The
-examples are real page text: redact personal data before quoting them anywhere.
+examples are real page text: redact personal data before quoting them anywhere (they are printed,
+not written to the results file).
 
-    python benchmarks/quality_drop_report.py [--examples 3] [--chars 160] [--json FILE]
+    python benchmarks/run_all.py quality-drops [--examples 3] [--chars 160]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 
+import harness
 from common import DATA
+from harness import Results, Spec, option
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.langid.stage import LangIdStage
@@ -83,12 +84,7 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", type=int, default=3)
-    parser.add_argument("--chars", type=int, default=160)
-    parser.add_argument("--json", type=Path, help="also write the report as JSON here")
-    args = parser.parse_args(argv)
+def run(args, results: Results) -> int:
     if not WEB_DOCS.exists():
         print(f"no data: {WEB_DOCS} is missing (set CORPUS_BENCH_DATA)", file=sys.stderr)
         return 2
@@ -96,10 +92,22 @@ def main(argv: list[str] | None = None) -> int:
         docs = [json.loads(line) for line in lines if line.strip()]
     report = drop_report(docs, PipelineConfig(), args.examples, args.chars)
     print(format_report(report))
-    if args.json:
-        args.json.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    results.details.update({key: value for key, value in report.items() if key != "examples"})
+    results.record("real pages", "kept_share", report["kept"] / report["documents"], "fraction")
+    for reason, count in report["dropped"].items():
+        results.record(f"dropped by {reason}", "documents", count, "documents")
     return 0
 
 
+SPEC = Spec(
+    "quality-drops",
+    __doc__,
+    run,
+    options=(
+        option("--examples", type=int, default=3, help="examples printed per drop reason"),
+        option("--chars", type=int, default=160, help="characters of each example's text"),
+    ),
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

@@ -2,7 +2,7 @@
 half split by site (the measure of the spam signals; spam_devset.py's generated set is not one:
 it is made in the shapes of the rules).
 
-    python benchmarks/real_spam_set.py [--part heldout|dev|all] [--write FILE] [--json FILE]
+    python benchmarks/run_all.py real-spam [--part heldout|dev|all] [--write FILE] [--output FILE]
 
 Pages, all real, read from shared/data (its README gives the sources and licences; the pages
 remain their sites', evaluation use only, never copied into the repository):
@@ -22,15 +22,16 @@ with the latter. `--write FILE` writes the chosen part as JSON lines for
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import harness
 import xxhash
 from common import DATA
+from harness import Results, Spec, option
 from spam_devset import judge
 
 from corpus_pipeline.config import PipelineConfig, load_config
@@ -107,12 +108,7 @@ def _share(count: int, total: int) -> str:
     return f"{count}/{total} ({100 * count / total:.1f} %)" if total else "0/0"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["heldout", "dev", "all"], default="heldout")
-    parser.add_argument("--write", type=Path, help="write the part as JSON lines (text, label, url, site)")
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args(argv)
+def run(args, results: Results) -> int:
     if not WEB_DOCS.exists():
         print(f"no data: {WEB_DOCS} is missing (set CORPUS_BENCH_DATA)", file=sys.stderr)
         return 2
@@ -127,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     with_spam, without = measure(pages, config), measure(pages, without_spam_rules(config))
     sites = {p["site"] for p in pages}
     print(f"real spam set, part {args.part}: {len(pages)} pages of {len(sites)} sites")
-    report = {"part": args.part, "pages": len(pages), "by_language": {}}
+    report = results.details
+    report.update(part=args.part, pages=len(pages), by_language={})
     for language in (*LANGUAGES, "other", "all"):
         c, before = with_spam[language], without[language]
         if not c:
@@ -139,10 +136,25 @@ def main(argv: list[str] | None = None) -> int:
             f"{_share(c['ordinary_dropped'], c['ordinary'])} "
             f"(without {_share(before['ordinary_dropped'], before['ordinary'])})"
         )
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        case = f"real spam set {args.part}, {language}"
+        for kind, fate in (("spam", "kept"), ("ordinary", "dropped")):
+            if c[kind]:
+                share, share_before = c[f"{kind}_{fate}"] / c[kind], before[f"{kind}_{fate}"] / before[kind]
+                ratio = share / share_before if share_before else None
+                against = "without the spam rules" if ratio is not None else None
+                results.record(case, f"{kind}_{fate}_share", share, "fraction", ratio, against)
     return 0
 
 
+SPEC = Spec(
+    "real-spam",
+    __doc__,
+    run,
+    options=(
+        option("--part", choices=["heldout", "dev", "all"], default="heldout"),
+        option("--write", type=Path, help="write the part as JSON lines (text, label, url, site)"),
+    ),
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

@@ -20,8 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cpu_monitor import TICK
-from process_memory import TreeMemorySampler, process_tree
+from proc_tree import tree_cpu
+from process_memory import TreeMemorySampler
 
 SAMPLE_S = 0.2
 
@@ -32,17 +32,6 @@ class TreeUsage:
     cpu_s: float
     peak_rss_mb: float
     wall_s: float
-
-
-def _tree_cpu(root: int) -> float:
-    total = 0.0
-    for pid in process_tree(root):
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += sum(int(value) for value in fields[11:15]) / TICK
-    return total
 
 
 def run_measured(command: list[str], log: Path, env: dict[str, str] | None = None) -> TreeUsage:
@@ -57,7 +46,7 @@ def run_measured(command: list[str], log: Path, env: dict[str, str] | None = Non
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
             if pid:
                 break
-            sampled = max(sampled, _tree_cpu(child.pid))
+            sampled = max(sampled, tree_cpu(child.pid))
             time.sleep(SAMPLE_S)
     child.returncode = os.waitstatus_to_exitcode(status)
     return TreeUsage(

@@ -6,9 +6,9 @@ characters kept, the pages ingest rejects and why, and the share of articles the
 (`gopher_word_count`: under 50 words, a disambiguation page, an empty year or a one-line article)
 are also counted apart, as drops any encyclopedia corpus makes.
 
-    python benchmarks/wiki_residue.py                      # gensim's English dump (106 articles)
-    python benchmarks/wiki_residue.py vi=/tmp/viwiki-truncated-100k.xml.xz ja=... zh=...
-    python benchmarks/wiki_residue.py --no-quality ...     # residue only (~1 min a dump at load 8)
+    python benchmarks/run_all.py wiki-residue                      # gensim's English dump (106 articles)
+    python benchmarks/run_all.py wiki-residue vi=/tmp/viwiki-truncated-100k.xml.xz ja=... zh=...
+    python benchmarks/run_all.py wiki-residue --no-quality ...     # residue only (~1 min a dump at load 8)
 
 Residue is any of `{|`, `|}`, `thumb|`, `{{`, `}}`, `[[File:` (and the `[[`+namespace forms of
 images, files and categories in the dump's own language), and for Chinese the language-variant
@@ -18,12 +18,13 @@ braces there are text). Prints one table and, with --show N, the first N lines w
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections import Counter
 from pathlib import Path
 
+import harness
+from harness import Results, Spec, UsageError, option
 from spam_devset import judge
 
 from corpus_pipeline.config import PipelineConfig
@@ -106,12 +107,10 @@ def measure(language: str, path: str, quality: bool, show: int) -> dict:
     return row
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dumps", nargs="*", help="LANGUAGE=PATH of a MediaWiki XML dump (any compression)")
-    parser.add_argument("--no-quality", action="store_true", help="residue only, no quality chain")
-    parser.add_argument("--show", type=int, default=0, help="print the first N residue lines a language")
-    args = parser.parse_args()
+def run(args, results: Results) -> int:
+    malformed = [d for d in args.dumps if "=" not in d]
+    if malformed:
+        raise UsageError(f"{malformed}: give each dump as LANGUAGE=PATH")
     dumps = [("en", str(package_file(*WIKIPEDIA_DUMP)))] + [tuple(d.split("=", 1)) for d in args.dumps]
     rows = [measure(language, path, not args.no_quality, args.show) for language, path in dumps]
     print(f"{'lang':5} {'pages':>6} {'articles':>8} {'residue before':>15} {'after':>6} {'chars kept':>11}"
@@ -128,8 +127,27 @@ def main() -> int:
         if row.get("quality_reasons"):
             reasons = sorted(row["quality_reasons"].items(), key=lambda kv: -kv[1])
             print(f"  {row['language']} quality drops: {', '.join(f'{r} {n}' for r, n in reasons)}")
+    results.details["languages"] = rows
+    for row in rows:
+        case = f"Wikipedia {row['language']}"
+        results.record(case, "residue_before", row["residue_before"], "articles")
+        results.record(case, "residue_after", row["residue_after"], "articles")
+        results.record(case, "chars_kept", row["chars_kept"], "fraction")
+        if "quality_dropped" in row:
+            results.record(case, "quality_dropped", row["quality_dropped"], "fraction")
     return 0
 
 
+SPEC = Spec(
+    "wiki-residue",
+    __doc__,
+    run,
+    options=(
+        option("dumps", nargs="*", help="LANGUAGE=PATH of a MediaWiki XML dump (any compression)"),
+        option("--no-quality", action="store_true", help="residue only, no quality chain"),
+        option("--show", type=int, default=0, help="print the first N residue lines a language"),
+    ),
+)
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(harness.main(SPEC))

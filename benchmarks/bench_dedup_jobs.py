@@ -14,6 +14,9 @@ so two versions of the code can be compared byte for byte.
 
     python benchmarks/bench_dedup_jobs.py                 # 1 + 3 runs, ~30 s on an idle machine
     python benchmarks/bench_dedup_jobs.py --runs 5 --set dedup.methods='["url","exact","minhash"]'
+
+The Spark path at any size (issue 37): `--input` a normalize stage output of bench_scale.py's
+documents and `--set engine.memory_mb=256`, under which nothing fits the driver's own pass.
 """
 
 from __future__ import annotations
@@ -104,6 +107,7 @@ def timed_run(spark, source: Path, output: Path, config: PipelineConfig, group: 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where the dedup input is built once")
+    parser.add_argument("--input", type=Path, help="a normalize stage output to dedup instead of the real pages")
     parser.add_argument("--runs", type=int, default=3, help="runs after the first (which starts the Python workers)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
@@ -112,7 +116,7 @@ def main() -> None:
 
     from corpus_pipeline.engine.session import get_spark
 
-    source = dedup_input(args.cache)
+    source = args.input or dedup_input(args.cache)
     raw = read_raw_config(None, args.overrides)
     raw.setdefault("spark", {}).update(master="local[1]", log_level="ERROR")
     raw["spark"].setdefault("conf", {}).update({"spark.ui.showConsoleProgress": "false"})

@@ -9,10 +9,10 @@ session on an idle 2-core machine) the Spark chain runs 31 jobs in 8-9 s for ~1.
 work. Past that budget the Spark chain keeps the work on the executors and nothing large on
 the driver, in a number of jobs that does not grow with the input: the clusters (components.py)
 and the verdicts (cluster_verdict_frame) are each gathered into one task that holds duplicates'
-ids only. On the issue's generated documents (engine.memory_mb=256 forcing this path, local[1])
-the stage ran 47 / 48 Spark jobs at 10k / 50k documents before, 14 / 15 after, byte-identical
-(benchmarks/bench_dedup_jobs.py). Both paths make the same choices: the tests compare their
-output bytes.
+ids only. On the issue's generated documents (engine.memory_mb=256 forcing this path, local[1],
+benchmarks/bench_dedup_jobs.py --input) the stage ran 47 / 48 / 50 Spark jobs at 10k / 50k /
+100k documents before, 17 / 17 / 17 after (repeats.py shuffles by id whatever the input's
+partitions). Both paths make the same choices: the tests compare their output bytes.
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ so two versions of the code can be compared byte for byte.
 
     python benchmarks/run_all.py dedup-jobs                 # 1 + 3 runs, ~30 s on an idle machine
     python benchmarks/run_all.py dedup-jobs --runs 5 --set dedup.methods='["url","exact","minhash"]'
+
+The Spark path at any size (issue 37): `--input` a normalize stage output of bench_scale.py's
+documents and `--set engine.memory_mb=256`, under which nothing fits the driver's own pass.
 """
 
 from __future__ import annotations
@@ -108,7 +111,7 @@ def run(args, results: Results) -> None:
 
     from corpus_pipeline.engine.exec.session import get_spark
 
-    source = dedup_input(args.cache)
+    source = args.input or dedup_input(args.cache)
     raw = read_raw_config(None, args.overrides)
     raw.setdefault("spark", {}).update(master="local[1]", log_level="ERROR")
     raw["spark"].setdefault("conf", {}).update({"spark.ui.showConsoleProgress": "false"})
@@ -167,6 +170,7 @@ SPEC = Spec(
     run,
     options=(
         option("--cache", type=Path, default=DEFAULT_CACHE, help="where the dedup input is built once"),
+        option("--input", type=Path, help="a normalize stage output to dedup instead of the real pages"),
         option("--runs", type=int, default=3, help="runs after the first (which starts the Python workers)"),
         option("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE"),
     ),

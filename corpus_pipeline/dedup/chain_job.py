@@ -7,12 +7,19 @@ Why two paths: adaptive execution runs every shuffle as a Spark job of its own, 
 pays for the jobs, not for the work. On the 1,418 real pages (default config, local[1], a warm
 session on an idle 2-core machine) the Spark chain runs 31 jobs in 8-9 s for ~1.3 s of signature
 work. Past that budget the Spark chain keeps the work on the executors and nothing large on
-the driver. Both paths make the same choices: the tests compare their output bytes.
+the driver, in a number of jobs that does not grow with the input: the clusters (components.py)
+and the verdicts (cluster_verdict_frame) are each gathered into one task that holds duplicates'
+ids only. On the issue's generated documents (engine.memory_mb=256 forcing this path, local[1],
+benchmarks/bench_dedup_jobs.py --input) the stage ran 47 / 48 / 50 Spark jobs at 10k / 50k /
+100k documents before, 17 / 17 / 17 after (repeats.py shuffles by id whatever the input's
+partitions). Both paths make the same choices: the tests compare their output bytes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from functools import reduce
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -20,7 +27,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
-from corpus_pipeline.dedup.chain import VERDICT_SCHEMA
+from corpus_pipeline.dedup.chain import VERDICT_SCHEMA, Dropped, chained, cluster_verdicts
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates, url_duplicates
 from corpus_pipeline.dedup.paragraph_job import remove_repeated_paragraphs
@@ -28,7 +35,9 @@ from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates
 from corpus_pipeline.dedup.small_decisions import IN_INDEX, SEMANTIC_COLUMNS, decision_order, method_duplicates
 from corpus_pipeline.engine.whole_corpus import spark_schema
 
-_REPRESENTATIVE = "_representative"
+_METHOD = "_method"  # a drop's method, by its place in dedup.methods
+_KEPT_PUBLISHED = "_kept_published"  # a drop's kept_id is one of the index's documents
+_BATCH_ROWS = 65_536  # verdict rows a batch, streamed back from the gathering task
 _FOUND_SCHEMA = pa.schema([("id", pa.string()), ("kept_id", pa.string()), ("reason", pa.string())])
 
 
@@ -65,15 +74,21 @@ def dedup_decisions(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None
     are never written."""
     order, carried = decision_order(dedup, docs.columns, with_index=index is not None)
     signed = signatures(docs, dedup, index, carried).localCheckpoint()
-    return _spark_decisions(docs, signed, dedup, order, lambda d: signatures(d, dedup, index, carried))
+    published = signed.where(F.col(IN_INDEX)).select("id") if index is not None else None
+    return _spark_decisions(docs, signed, dedup, order, published, lambda d: signatures(d, dedup, index, carried))
 
 
 def _spark_decisions(
-    docs: DataFrame, signed: DataFrame, dedup: DedupConfig, order, sign: Callable[[DataFrame], DataFrame]
+    docs: DataFrame,
+    signed: DataFrame,
+    dedup: DedupConfig,
+    order,
+    published: DataFrame | None,
+    sign: Callable[[DataFrame], DataFrame],
 ) -> tuple[DataFrame, DataFrame]:
     """The chain as Spark jobs: every method's drops materialized before the next method runs."""
     keys = signed.select(*dict.fromkeys(column for column, _ in order))
-    survivors, dropped = signed, None
+    survivors, founds = signed, []
     for method in dedup.methods:
         if method == "paragraph":
             docs, found = remove_repeated_paragraphs(docs, survivors.select("id"), dedup.paragraph)
@@ -92,17 +107,9 @@ def _spark_decisions(
                 found = minhash_duplicates(survivors.select("id", "signature"), keys, dedup, order)
             found = found.withColumn("note", F.lit(None).cast("string"))
         found = found.localCheckpoint()
-        if dropped is not None:
-            # A document kept by an earlier method and dropped now takes its duplicates with it.
-            moved = found.select(F.col("id").alias("kept_id"), F.col("kept_id").alias("final_id"))
-            dropped = dropped.join(moved, "kept_id", "left").select(
-                "id", F.coalesce("final_id", "kept_id").alias("kept_id"), "reason", "note"
-            )
-            dropped = dropped.unionByName(found)
-        else:
-            dropped = found
+        founds.append(found)
         survivors = survivors.join(found.select("id"), "id", "left_anti")
-    return docs, cluster_verdict_frame(dropped, signed.where(~F.col(IN_INDEX)).select("id"))
+    return docs, cluster_verdict_frame(founds, published)
 
 
 def _semantic_on_driver(survivors: DataFrame, dedup: DedupConfig, order) -> DataFrame:
@@ -119,15 +126,40 @@ def _semantic_on_driver(survivors: DataFrame, dedup: DedupConfig, order) -> Data
     return survivors.sparkSession.createDataFrame(table)
 
 
-def cluster_verdict_frame(dropped: DataFrame, doc_ids: DataFrame) -> DataFrame:
-    """chain.cluster_verdicts as Spark jobs: dropped (id, kept_id, reason, note) -> verdicts."""
-    kept = dropped.where(F.col("kept_id").isNotNull()).select(F.col("kept_id").alias("id")).distinct()
-    standing = kept.join(doc_ids, "id", "left_semi").join(dropped.select("id"), "id", "left_anti")
-    members = dropped.select("id", F.coalesce("kept_id", "id").alias(_REPRESENTATIVE)).unionByName(
-        standing.select("id", F.col("id").alias(_REPRESENTATIVE))
-    )
-    clusters = members.groupBy(_REPRESENTATIVE).agg(
-        F.min("id").alias("dup_cluster_id"), F.count("*").alias("dup_cluster_size")
-    )
-    decided = members.join(clusters, _REPRESENTATIVE).join(dropped, "id", "left")
-    return decided.select(*VERDICT_SCHEMA.names)
+def cluster_verdict_frame(founds: list[DataFrame], published: DataFrame | None) -> DataFrame:
+    """chain.chained over each method's drops (id, kept_id, reason, note), in method order, then
+    chain.cluster_verdicts, in one task: one shuffle whatever the input, where the same as joins
+    and aggregations were 12 of the stage's 26 Spark jobs (10k documents). That task holds the
+    dropped documents' ids (duplicates only, as components.py's). `published`: the ids of the
+    index's documents (None without an index), which stand for their drops but are no documents
+    of this run."""
+    drops = [
+        found.select("id", "kept_id", "reason", "note", F.lit(position).alias(_METHOD))
+        for position, found in enumerate(founds)
+    ]
+    gathered = reduce(DataFrame.unionByName, drops)
+    if published is None:
+        gathered = gathered.withColumn(_KEPT_PUBLISHED, F.lit(False))
+    else:
+        flags = published.select(F.col("id").alias("kept_id"), F.lit(True).alias(_KEPT_PUBLISHED))
+        gathered = gathered.join(flags, "kept_id", "left").fillna(False, [_KEPT_PUBLISHED])
+    return gathered.repartition(1).mapInArrow(_verdict_batches, spark_schema(VERDICT_SCHEMA))
+
+
+def _verdict_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The one partition's drops -> VERDICT_SCHEMA rows, as the driver path decides them."""
+    by_method: dict[int, list[tuple]] = defaultdict(list)
+    standing: set[str] = set()  # kept ids that are documents of this run
+    for batch in batches:
+        columns = (batch.column(name).to_pylist() for name in ("id", "kept_id", "reason", "note", _METHOD))
+        flags = batch.column(_KEPT_PUBLISHED).to_pylist()
+        for (doc_id, kept, reason, note, method), published in zip(zip(*columns, strict=True), flags, strict=True):
+            by_method[method].append((doc_id, kept, reason, note))
+            if kept is not None and not published:
+                standing.add(kept)
+    dropped: Dropped = {}
+    for method in sorted(by_method):
+        dropped = chained(dropped, by_method[method])
+    rows = cluster_verdicts(dropped, standing)
+    for start in range(0, len(rows), _BATCH_ROWS):
+        yield pa.RecordBatch.from_pylist(rows[start : start + _BATCH_ROWS], schema=VERDICT_SCHEMA)

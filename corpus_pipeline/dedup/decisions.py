@@ -6,27 +6,46 @@ driver; the largest unit of work is one LSH bucket, streamed through a sorted wi
 
 from __future__ import annotations
 
+import pyarrow as pa
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from corpus_pipeline.dedup.assign import Likeness, assign_members, minhash_likeness
 from corpus_pipeline.dedup.batch_ops import BAND_SCHEMA, SIMILARITY_SCHEMA, band_batch, similarity_batch
 from corpus_pipeline.dedup.components import connected_components
 from corpus_pipeline.dedup.config import DedupConfig
+from corpus_pipeline.dedup.keep_rule import keep_key
 from corpus_pipeline.dedup.lsh import bands_and_rows
 from corpus_pipeline.engine.whole_corpus import spark_schema
+
+_DROP_SCHEMA = pa.schema([("id", pa.string()), ("kept_id", pa.string())])
 
 
 def _ordered(order: list[tuple[str, str]]):
     return [F.col(c).desc_nulls_last() if d == "desc" else F.col(c).asc_nulls_last() for c, d in order]
 
 
-def kept_per_member(edges: DataFrame, keys: DataFrame, order: list[tuple[str, str]]) -> DataFrame:
-    """Verified edges(src, dst), keys(id, keep columns) -> (id, kept_id) for every member of a
-    connected component except the one the keep rule keeps."""
-    members = connected_components(edges).join(keys, "id")
-    cluster = Window.partitionBy("component").orderBy(*_ordered(order))
-    ranked = members.withColumn("kept_id", F.first("id").over(cluster))
-    return ranked.where(F.col("id") != F.col("kept_id")).select("id", "kept_id")
+def component_drops(
+    edges: DataFrame, members: DataFrame, order: list[tuple[str, str]], likeness: Likeness
+) -> DataFrame:
+    """Verified edges(src, dst), members(id, keep columns, likeness.column) -> (id, kept_id) of the
+    members each connected component drops (assign.assign_members), one component a group: a task
+    holds one component's members (a signature is 512 bytes at 128 permutations) and compares each
+    with the members kept so far."""
+    labelled = connected_components(edges).join(members, "id")
+
+    def assign(table: pa.Table) -> pa.Table:  # typed: pyspark tells a grouped Arrow function by its hints
+        return _component_group(table, order, likeness)
+
+    return labelled.groupBy("component").applyInArrow(assign, spark_schema(_DROP_SCHEMA))
+
+
+def _component_group(table: pa.Table, order: list[tuple[str, str]], likeness: Likeness) -> pa.Table:
+    members = table.to_pylist()
+    ordered = [member["id"] for member in sorted(members, key=keep_key(order))]
+    values = {member["id"]: likeness.value(member[likeness.column]) for member in members}
+    found = assign_members(ordered, values, likeness)
+    return pa.Table.from_pylist([{"id": doc_id, "kept_id": kept} for doc_id, kept in found], schema=_DROP_SCHEMA)
 
 
 def exact_duplicates(docs: DataFrame, order: list[tuple[str, str]]) -> DataFrame:
@@ -76,16 +95,14 @@ def minhash_duplicates(signatures: DataFrame, keys: DataFrame, config: DedupConf
     """signatures(id, signature), keys(id, keep columns) -> dropped (id, kept_id, reason).
 
     Guards against chained clusters (A~B~C~D with A and D unrelated): a candidate pair joins the
-    graph only if its estimated Jaccard passes the threshold, and a member is dropped only if it is
-    itself similar enough to the document kept for its cluster; the others stay."""
+    graph only if its estimated Jaccard passes the threshold, and a member is dropped only for a
+    kept document it is itself similar enough to (assign.py); the others stay."""
     bands, rows = bands_and_rows(
         config.threshold, config.num_perm, config.false_positive_weight, config.false_negative_weight
     )
     with_signature = signatures.where(F.col("signature").isNotNull())
     similar = _similarities(candidate_pairs(with_signature, bands, rows), with_signature)
     edges = similar.where(F.col("similarity") >= config.threshold).select("src", "dst")
-    ranked = kept_per_member(edges, keys, order)
-    checked = _similarities(ranked.select(F.col("id").alias("src"), F.col("kept_id").alias("dst")), with_signature)
-    return checked.where(F.col("similarity") >= config.threshold).select(
-        F.col("src").alias("id"), F.col("dst").alias("kept_id"), F.lit("minhash_duplicate").alias("reason")
-    )
+    members = keys.join(with_signature, "id")
+    dropped = component_drops(edges, members, order, minhash_likeness(config.threshold))
+    return dropped.select("id", "kept_id", F.lit("minhash_duplicate").alias("reason"))

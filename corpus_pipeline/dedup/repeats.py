@@ -27,7 +27,11 @@ def split_repeats(docs: DataFrame) -> tuple[DataFrame, DataFrame]:
     # below the shuffle, so the two halves became two shuffles of every document in the query that
     # writes them both (8 jobs for dedup on the 1,418 real pages, 7 with the one shared shuffle).
     window = Window.partitionBy("id").orderBy(*order).rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    ranked = docs.withColumn(_RANK, F.count(F.lit(1)).over(window))
+    # Shuffled by id even when the input is one partition, which Spark would leave as it is: then
+    # the joins on id after it shuffled or not by the input's size, and dedup's Spark path ran 16
+    # jobs at 50k documents (one partition on local[1]) against 17 at 100k (two). The shuffle is
+    # the one the window asks for at two partitions or more.
+    ranked = docs.repartition("id").withColumn(_RANK, F.count(F.lit(1)).over(window))
     if "text" in docs.columns:  # the same window: no second shuffle
         same = F.col("text") == F.first("text").over(window)
         ranked = ranked.withColumn(SAME_TEXT, F.coalesce(same, F.lit(True)))

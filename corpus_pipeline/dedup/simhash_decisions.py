@@ -13,8 +13,9 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from corpus_pipeline.dedup.assign import simhash_likeness
 from corpus_pipeline.dedup.config import SimhashConfig
-from corpus_pipeline.dedup.decisions import kept_per_member
+from corpus_pipeline.dedup.decisions import component_drops
 from corpus_pipeline.dedup.simhash import block_layout
 
 REASON = "simhash_duplicate"
@@ -57,11 +58,8 @@ def simhash_duplicates(fingerprints: DataFrame, keys: DataFrame, config: Simhash
     """fingerprints(id, simhash), keys(id, keep columns) -> dropped (id, kept_id, reason).
 
     As for MinHash, a chain A~B~C with A and C far apart forms one component, so a member is
-    dropped only if it is itself within max_distance bits of the document kept for it."""
+    dropped only for a kept document within max_distance bits of it (assign.py)."""
     with_hash = fingerprints.where(F.col("simhash").isNotNull()).select("id", "simhash")
-    ranked = kept_per_member(verified_pairs(with_hash, config).select("src", "dst"), keys, order)
-    kept_hash = with_hash.select(F.col("id").alias("kept_id"), F.col("simhash").alias("kept_simhash"))
-    checked = ranked.join(with_hash, "id").join(kept_hash, "kept_id")
-    return checked.where(hamming(F.col("simhash"), F.col("kept_simhash")) <= config.max_distance).select(
-        "id", "kept_id", F.lit(REASON).alias("reason")
-    )
+    edges = verified_pairs(with_hash, config).select("src", "dst")
+    dropped = component_drops(edges, keys.join(with_hash, "id"), order, simhash_likeness(config.max_distance))
+    return dropped.select("id", "kept_id", F.lit(REASON).alias("reason"))

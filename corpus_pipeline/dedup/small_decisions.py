@@ -7,7 +7,7 @@ shuffle as a job of its own: a small input pays for the jobs, not for the work (
 the figures). Here the same steps are dictionaries and a union-find. Same choices:
 the same candidate pairs (a bucket's star and chain), the same verification (estimated Jaccard,
 Hamming distance), components labelled by their smallest id, the keep rule's total order
-(keep_rule.keep_key) and the same check of each member against its kept document; the tests run
+(keep_rule.keep_key) and the same members dropped for the same kept ones (assign.py); the tests run
 both paths on the same documents and compare the output bytes.
 
 A row is a dict: id, canonical_url, exact_hash, signature, simhash, the keep-rule columns, and
@@ -21,6 +21,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from corpus_pipeline.dedup.assign import Likeness, assign_members, minhash_likeness, simhash_likeness
 from corpus_pipeline.dedup.config import DedupConfig, SimhashConfig
 from corpus_pipeline.dedup.keep_rule import keep_key, keep_order
 from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows
@@ -72,17 +73,20 @@ def components(edges: Iterable[tuple[str, str]]) -> dict[str, str]:
     return {node: root(node) for node in parent}
 
 
-def kept_per_member(edges: Iterable[tuple[str, str]], rows: dict[str, dict], order) -> list[tuple[str, str]]:
-    """(id, kept_id) for every member of a component except the one the keep rule keeps."""
+def component_drops(
+    edges: Iterable[tuple[str, str]], rows: dict[str, dict], order, likeness: Likeness
+) -> list[tuple[str, str]]:
+    """(id, kept_id) of the members each component drops (assign.assign_members)."""
     clusters: dict[str, list[dict]] = defaultdict(list)
     for node, component in components(edges).items():
         if node in rows:
             clusters[component].append(rows[node])
-    key, ranked = keep_key(order), []
+    key, found = keep_key(order), []
     for members in clusters.values():
-        kept = min(members, key=key)["id"]
-        ranked.extend((member["id"], kept) for member in members if member["id"] != kept)
-    return ranked
+        ordered = [member["id"] for member in sorted(members, key=key)]
+        values = {member["id"]: likeness.value(member[likeness.column]) for member in members}
+        found.extend(assign_members(ordered, values, likeness))
+    return found
 
 
 def _first_per_group(rows: Iterable[dict], group: str, order, reason: str) -> Found:
@@ -129,8 +133,8 @@ def candidate_pairs(signatures: dict[str, np.ndarray], bands: int, rows: int) ->
 
 
 def minhash_duplicates(rows: list[dict], config: DedupConfig, order) -> Found:
-    """As decisions.minhash_duplicates: verified candidate pairs -> components -> the keep rule,
-    a member dropped only if it is itself similar enough to its kept document."""
+    """As decisions.minhash_duplicates: verified candidate pairs -> components -> the members
+    each drops (assign.py)."""
     bands, band_rows = bands_and_rows(
         config.threshold, config.num_perm, config.false_positive_weight, config.false_negative_weight
     )
@@ -141,8 +145,8 @@ def minhash_duplicates(rows: list[dict], config: DedupConfig, order) -> Found:
         return estimated_jaccard(signatures[pair[0]], signatures[pair[1]]) >= config.threshold
 
     edges = filter(similar, candidate_pairs(signatures, bands, band_rows))
-    ranked = kept_per_member(edges, {row["id"]: row for row in rows}, order)
-    return [(doc_id, kept, "minhash_duplicate") for doc_id, kept in ranked if similar((doc_id, kept))]
+    ranked = component_drops(edges, {row["id"]: row for row in rows}, order, minhash_likeness(config.threshold))
+    return [(doc_id, kept, "minhash_duplicate") for doc_id, kept in ranked]
 
 
 def simhash_pairs(fingerprints: dict[str, int], config: SimhashConfig) -> set[tuple[str, str]]:
@@ -167,12 +171,9 @@ def simhash_pairs(fingerprints: dict[str, int], config: SimhashConfig) -> set[tu
 def simhash_duplicates(rows: list[dict], config: SimhashConfig, order) -> Found:
     """As simhash_decisions.simhash_duplicates."""
     fingerprints = {row["id"]: row["simhash"] for row in rows if row["simhash"] is not None}
-    ranked = kept_per_member(simhash_pairs(fingerprints, config), {row["id"]: row for row in rows}, order)
-    return [
-        (doc_id, kept, "simhash_duplicate")
-        for doc_id, kept in ranked
-        if hamming_distance(fingerprints[doc_id], fingerprints[kept]) <= config.max_distance
-    ]
+    pairs = simhash_pairs(fingerprints, config)
+    ranked = component_drops(pairs, {row["id"]: row for row in rows}, order, simhash_likeness(config.max_distance))
+    return [(doc_id, kept, "simhash_duplicate") for doc_id, kept in ranked]
 
 
 def semantic_duplicates(rows: list[dict], config: DedupConfig, order) -> Found:

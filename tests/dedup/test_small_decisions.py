@@ -91,11 +91,15 @@ def test_clusters_are_named_by_their_smallest_document_and_count_documents_only(
 
 @pytest.mark.spark
 def test_spark_clusters_equal_the_driver_clusters(spark):
-    dropped = spark.createDataFrame(
-        [(doc_id, *drop) for doc_id, drop in DROPPED.items()], "id string, kept_id string, reason string, note string"
-    )
-    doc_ids = spark.createDataFrame([(doc_id,) for doc_id in sorted(DOC_IDS)], "id string")
-    found = cluster_verdict_frame(dropped, doc_ids)
+    """The methods' drops in method order (exact, minhash, paragraph), the index's document named."""
+    schema = "id string, kept_id string, reason string, note string"
+    by_reason = ("exact_duplicate", "minhash_duplicate", "empty_after_paragraph_dedup")
+    founds = [
+        spark.createDataFrame([(doc_id, *drop) for doc_id, drop in DROPPED.items() if drop[1] == reason], schema)
+        for reason in by_reason
+    ]
+    published = spark.createDataFrame([("index:p",)], "id string")
+    found = cluster_verdict_frame(founds, published)
     assert found.columns == VERDICT_SCHEMA.names
     assert sorted((row.asDict() for row in found.collect()), key=lambda row: row["id"]) == cluster_verdicts(
         DROPPED, DOC_IDS

@@ -34,7 +34,8 @@ class TreeUsage:
     wall_s: float
 
 
-def _tree_cpu(root: int) -> float:
+def living_tree_cpu(root: int) -> float:
+    """CPU seconds of the living processes of the tree under `root` and of the children they reaped."""
     total = 0.0
     for pid in process_tree(root):
         try:
@@ -57,7 +58,7 @@ def run_measured(command: list[str], log: Path, env: dict[str, str] | None = Non
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
             if pid:
                 break
-            sampled = max(sampled, _tree_cpu(child.pid))
+            sampled = max(sampled, living_tree_cpu(child.pid))
             time.sleep(SAMPLE_S)
     child.returncode = os.waitstatus_to_exitcode(status)
     return TreeUsage(

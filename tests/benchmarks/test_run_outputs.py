@@ -24,7 +24,7 @@ def ingest_run(root: Path, documents: list[dict]) -> tuple[str, str]:
     source = root / "input" / "docs.jsonl"
     source.parent.mkdir(parents=True)
     source.write_text("".join(json.dumps(doc) + "\n" for doc in documents))
-    stage = root / "run" / "01_ingest"
+    stage = root / "run" / "ingest"
     assert corpus_pipeline(["ingest", "--input", str(source), "--output", str(stage), "--runner", "local"]) == 0
     return str(root / "run"), str(source)
 
@@ -39,11 +39,11 @@ def test_one_changed_word_is_a_difference(tmp_path):
     changed = [DOCUMENTS[0], {**DOCUMENTS[1], "text": "Volunteers planted four hundred elm trees."}]
     comparison = compare_runs(ingest_run(tmp_path / "one", DOCUMENTS), ingest_run(tmp_path / "two", changed))
     # "oak" and "elm": the same bytes in, so the counters agree and the rows do not
-    assert comparison["differences"] == ["01_ingest/part-00000.parquet differs"]
+    assert comparison["differences"] == ["ingest/part-00000.parquet differs"]
 
 
 def test_a_stage_only_one_run_finished_is_a_difference(tmp_path):
     one = ingest_run(tmp_path / "one", DOCUMENTS)
     two = ingest_run(tmp_path / "two", DOCUMENTS)
-    (Path(two[0]) / "01_ingest" / "_SUCCESS").rename(Path(two[0]) / "01_ingest" / "_SUCCESS.not")
-    assert compare_runs(one, two)["differences"] == ["stage directories: ['01_ingest'] against []"]
+    (Path(two[0]) / "ingest" / "_SUCCESS").rename(Path(two[0]) / "ingest" / "_SUCCESS.not")
+    assert compare_runs(one, two)["differences"] == ["stage directories: ['ingest'] against []"]

@@ -10,7 +10,7 @@ seeded generator and tokenizer) through ingest -> ... -> tokenize twice,
 then compares what both wrote (run_outputs.py: every file of every stage's manifest; Parquet by
 its rows, everything else byte for byte but the stats' timings) and prints wall, CPU and documents
 per second per core of each. CPU is every process's: the driver's tree, the master's, the workers'
-(executors and their Python workers included, read once they have exited); the S3 server's, which a
+(executors and their Python workers included: every process seen, sampled, tree_usage.py); the S3 server's, which a
 real store would not charge to the pipeline, is shown apart. The cluster's daemons are started (and
 their JVM start left out of the figures) before the clock starts.
 
@@ -20,13 +20,11 @@ their JVM start left out of the figures) before the clock starts.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from unittest import mock
 
@@ -36,7 +34,7 @@ from common import REPO, RESULTS, machine, write_results
 from dedup_corpus import DedupCorpus
 from process_memory import TreeMemorySampler, process_tree
 from run_outputs import compare_runs
-from tree_usage import living_tree_cpu, run_measured
+from tree_usage import SAMPLE_S, SeenProcessesCpu, run_measured
 
 from corpus_pipeline.loopback_cluster import StandaloneCluster, standalone_cluster
 from corpus_pipeline.storage.loopback_s3 import start_loopback_s3
@@ -48,7 +46,6 @@ WORKER_MEMORY, EXECUTOR_MEMORY = "2g", "1g"
 BUCKET = "bench-cluster"
 # After the driver exits, each worker stops its executor (and the executor its Python workers).
 EXECUTOR_EXIT_S = 60
-PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 
 def log(message: str) -> None:
@@ -80,11 +77,6 @@ def cluster_spark(master_url: str, aws: dict[str, str]) -> dict:
     return {"master": master_url, "conf": conf}
 
 
-def daemons_cpu(cluster: StandaloneCluster) -> float:
-    """CPU of the master and the workers, and of the executors they reaped."""
-    return sum(living_tree_cpu(process.pid) for process, _ in cluster.daemons.values())
-
-
 def worker_memory(sampler: TreeMemorySampler) -> dict:
     """Peak memory of one worker's tree (its JVM, its executor's JVM, that executor's Python workers):
     what a node gives each core. process_memory names kinds after a driver's tree: here the root is
@@ -98,47 +90,20 @@ def worker_memory(sampler: TreeMemorySampler) -> dict:
     }
 
 
-def _state_and_parent(pid: int) -> tuple[str, int]:
+def _running(pid: int) -> bool:
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
-        return "gone", 0
-    return fields[0], int(fields[1])
+        return False
 
 
-@contextmanager
-def adopting_orphans() -> Iterator[None]:
-    """This process as the reaper of its orphaned descendants while it lasts. The worker ends an
-    executor with SIGTERM and the executor's JVM exits without waiting for its Python daemon, which
-    is then handed to init, its CPU (most of a task's) lost to every account of this tree: at 10k
-    documents the executors' share read 12 CPU s without this, 40 s with it."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0):
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
-    try:
-        yield
-    finally:
-        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
-
-
-def reap_executors(cluster: StandaloneCluster, keep: set[int]) -> float:
-    """Wait until every executor and Python worker has exited (none left under a daemon, none
-    adopted by this process but the processes in `keep`), reap the adopted ones; their CPU seconds.
-    (A zombie under each daemon stays: spark-class's shell left its launcher's process to the JVM it
-    became, which never reaps it.)"""
-    me, deadline, reaped = os.getpid(), time.monotonic() + EXECUTOR_EXIT_S, 0.0
-    daemons = {process.pid for process, _ in cluster.daemons.values()}
-    while True:
-        under_daemons = {pid for daemon in daemons for pid in process_tree(daemon) - {daemon}}
-        adopted = {
-            pid for pid in process_tree(me) - under_daemons - daemons - keep - {me} if _state_and_parent(pid)[1] == me
-        }
-        for pid in adopted:
-            if _state_and_parent(pid)[0] == "Z":
-                _, _, usage = os.wait4(pid, 0)
-                reaped += usage.ru_utime + usage.ru_stime
-        if not any(_state_and_parent(pid)[0] not in ("Z", "gone") for pid in under_daemons | adopted):
-            return reaped
+def wait_for_executors_to_exit(cluster: StandaloneCluster) -> None:
+    """Until no daemon has a running child, so that the CPU sampler sees each executor to its end.
+    (A zombie stays under each: spark-class's shell left its launcher's process to the JVM it became,
+    which never reaps it.)"""
+    deadline = time.monotonic() + EXECUTOR_EXIT_S
+    daemons = [process.pid for process, _ in cluster.daemons.values()]
+    while any(_running(pid) for daemon in daemons for pid in process_tree(daemon) - {daemon}):
         if time.monotonic() > deadline:
             raise TimeoutError(f"executors still running {EXECUTOR_EXIT_S} s after the driver exited")
         time.sleep(0.5)
@@ -146,8 +111,10 @@ def reap_executors(cluster: StandaloneCluster, keep: set[int]) -> float:
 
 def compare_runners(count: int, work: Path, corpus: DedupCorpus, tokenizer: Path) -> dict:
     """`run` of `count` documents on a loopback cluster with the run on s3://, and `--runner local` on
-    local disk, into `work` (fresh); their figures and the differences between their outputs."""
-    work.mkdir(parents=True)
+    local disk, into `work`; their figures and the differences between their outputs."""
+    if (work / "local").exists() or (work / "spark").exists():
+        raise FileExistsError(f"{work} holds an earlier run: a measured run needs fresh outputs (remove it)")
+    work.mkdir(parents=True, exist_ok=True)  # an input an earlier run wrote is used again (write_input)
     documents = write_input(corpus, count, work / "input")
     python_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": python_path, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
@@ -164,7 +131,6 @@ def compare_runners(count: int, work: Path, corpus: DedupCorpus, tokenizer: Path
     figures["local"] = {"cores": 1, "wall_s": local.wall_s, "cpu_s": local.cpu_s}
 
     with ExitStack() as stack:
-        stack.enter_context(adopting_orphans())
         store = start_loopback_s3()
         stack.callback(store.stop)
         client = store.client()
@@ -177,7 +143,8 @@ def compare_runners(count: int, work: Path, corpus: DedupCorpus, tokenizer: Path
         source, run_dir = f"s3://{BUCKET}/input/docs.jsonl", f"s3://{BUCKET}/runs/cluster"
         spark = cluster_spark(cluster.master_url, store.environment())
         config = write_config(work / "cluster.yaml", count, source, f"s3://{BUCKET}/tokenizer.json", spark)
-        before = daemons_cpu(cluster), living_tree_cpu(store.process.pid)
+        daemons = stack.enter_context(SeenProcessesCpu([process.pid for process, _ in cluster.daemons.values()]))
+        store_cpu = stack.enter_context(SeenProcessesCpu([store.process.pid]))
         workers = [
             stack.enter_context(TreeMemorySampler(process.pid))
             for name, (process, _) in cluster.daemons.items()
@@ -190,13 +157,14 @@ def compare_runners(count: int, work: Path, corpus: DedupCorpus, tokenizer: Path
         )
         if driver.returncode:
             raise RuntimeError(f"the cluster run failed ({driver.returncode}): see {work / 'cluster.log'}")
-        adopted_cpu = reap_executors(cluster, keep={store.process.pid})
+        wait_for_executors_to_exit(cluster)
+        time.sleep(2 * SAMPLE_S)  # a last sample of every process after the executors' end
         figures["cluster"] = {
             "cores": WORKERS,
             "wall_s": driver.wall_s,
-            "cpu_s": driver.cpu_s + daemons_cpu(cluster) - before[0] + adopted_cpu,
+            "cpu_s": driver.cpu_s + daemons.cpu_s,
             "driver_cpu_s": driver.cpu_s,
-            "store_cpu_s": living_tree_cpu(store.process.pid) - before[1],
+            "store_cpu_s": store_cpu.cpu_s,
             "driver_peak_rss_mb": driver.peak_rss_mb,
             "worker_memory_mb": [worker_memory(sampler) for sampler in workers],
         }

@@ -2,8 +2,8 @@
 loopback, `spark-class` of the pip pyspark) with the input, the tokenizer and the whole run on
 s3:// of the loopback S3 server writes what `--runner local` writes on local disk: every file of
 every stage directory (benchmarks/run_outputs.py says how each is compared). The run is
-benchmarks/bench_cluster.py's, on 200 of its documents; ~1.5 min of wall time on two busy cores,
-nearly all of it the cluster's fixed costs (three JVMs, a driver, two executors)."""
+benchmarks/bench_cluster.py's, on 200 of its documents: 47 s on two busy cores, nearly all of it
+the cluster's fixed costs (the daemons' JVMs, the driver's, two executors')."""
 
 from __future__ import annotations
 

@@ -68,8 +68,7 @@ class StandaloneCluster:
     root: Path
     # name -> (process, its log): checked while waiting, so a crashed daemon fails fast with its log
     daemons: dict[str, tuple[subprocess.Popen, Path]]
-
-    workers: int = 1
+    workers: int = 1  # how many were started: wait_for_workers() waits for them all
 
     def wait_for_worker(self) -> dict:
         """Block until the master lists a worker as ALIVE; returns the master's record of it."""

@@ -143,6 +143,14 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         args=("--work", "/tmp/bench-scale"),
     ),
     Benchmark(
+        "cluster",
+        ("benchmarks/bench_cluster.py", "--work", "/tmp/bench-cluster"),
+        "`run` of 10k generated documents on a loopback standalone cluster (two workers of one core), the run "
+        "on s3:// of a loopback S3 server, against --runner local on local disk: outputs compared file by file, "
+        "wall, CPU of every process, documents/s per core",
+        "4 min for 10k at load 5-7, the input included",
+    ),
+    Benchmark(
         "mix",
         "bench_mix",
         "mix against tokenize on the same generated documents, Spark local[2] with 4g: time, peak memory per "

@@ -42,6 +42,8 @@ _FIRST_NIGHT = "tests/pipeline/test_nightly_publish.py::test_a_first_night_publi
 
 RUN_BY = {
     "make demo": "tests/test_demo_run.py::test_demo_crawls_runs_every_stage_and_reruns_as_a_no_op",
+    "corpus-pipeline run --config cluster.yaml --output s3://bucket/runs/r1 --runner spark":
+        "tests/cluster/test_run_on_cluster.py::test_run_on_a_cluster_with_the_run_on_s3_writes_what_one_process_writes",
     "corpus-pipeline run --config C --set 'pipeline.inputs=[/data/CC-MAIN-2024-22]'":
         "tests/pipeline/test_local_run_without_jvm.py::test_a_local_run_of_a_small_input_never_asks_for_spark",
     "corpus-pipeline nightly --config configs/nightly.yaml": _FIRST_NIGHT,

@@ -1,6 +1,7 @@
-"""A real Spark standalone cluster on loopback for tests: one master and one worker, started with
-`spark-class` from the pip-installed pyspark, each in its own process group so that teardown also
-ends the executor JVMs and Python workers they forked."""
+"""A real Spark standalone cluster on loopback for the tests and benchmarks: one master and its
+workers, started with `spark-class` from the pip-installed pyspark, each in its own process group so
+that teardown also ends the executor JVMs and Python workers they forked. Never bound to any address
+but 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -51,7 +52,6 @@ def spark_env(root: Path) -> dict[str, str]:
         "SPARK_CONF_DIR": str(conf_dir),
         "SPARK_LOCAL_IP": "127.0.0.1",
         "SPARK_LOCAL_DIRS": str(root / "local"),
-        "SPARK_WORKER_DIR": str(root / "work"),
         "SPARK_LOG_DIR": str(root / "logs"),
         "SPARK_PID_DIR": str(root / "pids"),
         "SPARK_DAEMON_JAVA_OPTS": SHORT_LIVED_JVM,
@@ -68,10 +68,15 @@ class StandaloneCluster:
     root: Path
     # name -> (process, its log): checked while waiting, so a crashed daemon fails fast with its log
     daemons: dict[str, tuple[subprocess.Popen, Path]]
+    workers: int = 1  # how many were started: wait_for_workers() waits for them all
 
     def wait_for_worker(self) -> dict:
         """Block until the master lists a worker as ALIVE; returns the master's record of it."""
-        return wait_for_worker(self.webui_url, self.daemons)
+        return wait_for_workers(self.webui_url, self.daemons, 1)[0]
+
+    def wait_for_workers(self) -> list[dict]:
+        """Block until the master lists every worker started here as ALIVE; their records."""
+        return wait_for_workers(self.webui_url, self.daemons, self.workers)
 
     def submit(self, job: Path, args: list[str], name: str, timeout_s: int = 300) -> subprocess.CompletedProcess:
         """spark-submit `job` to this cluster; output goes to `<root>/<name>.log`."""
@@ -159,7 +164,7 @@ def alive_workers(webui_url: str) -> list[dict]:
     return [worker for worker in state.get("workers", []) if worker.get("state") == "ALIVE"]
 
 
-def wait_for_worker(webui_url: str, daemons: dict[str, tuple[subprocess.Popen, Path]]) -> dict:
+def wait_for_workers(webui_url: str, daemons: dict[str, tuple[subprocess.Popen, Path]], count: int) -> list[dict]:
     deadline = time.monotonic() + REGISTRATION_TIMEOUT_S
     while time.monotonic() < deadline:
         for name, (process, log) in daemons.items():
@@ -169,23 +174,24 @@ def wait_for_worker(webui_url: str, daemons: dict[str, tuple[subprocess.Popen, P
             workers = alive_workers(webui_url)
         except OSError:  # the master's UI is not listening yet
             workers = []
-        if workers:
-            return workers[0]
+        if len(workers) >= count:
+            return workers
         time.sleep(0.5)
     logs = "\n".join(f"--- {name}:\n{log_tail(log)}" for name, (_, log) in daemons.items())
-    raise TimeoutError(f"no worker registered with the master within {REGISTRATION_TIMEOUT_S} s\n{logs}")
+    raise TimeoutError(f"not {count} worker(s) registered with the master within {REGISTRATION_TIMEOUT_S} s\n{logs}")
 
 
 @contextmanager
-def standalone_cluster(root: Path) -> Iterator[StandaloneCluster]:
-    """Start a master and one worker (1 core, 1 GB) on 127.0.0.1 and yield at once (the JVMs start
-    while the caller works); `wait_for_worker()` before submitting. Both are stopped on exit."""
+def standalone_cluster(root: Path, workers: int = 1, worker_memory: str = "1g") -> Iterator[StandaloneCluster]:
+    """Start a master and `workers` workers (1 core and `worker_memory` each) on 127.0.0.1 and yield
+    at once (the JVMs start while the caller works); `wait_for_workers()` before submitting. All are
+    stopped on exit."""
     root.mkdir(parents=True, exist_ok=True)
     env = spark_env(root)
-    port, webui_port, worker_webui_port = free_port(), free_port(), free_port()
+    port, webui_port = free_port(), free_port()
     master_url, webui_url = f"spark://127.0.0.1:{port}", f"http://127.0.0.1:{webui_port}"
     with ExitStack() as stack:
-        master_log, worker_log = root / "master.log", root / "worker.log"
+        master_log = root / "master.log"
         master = stack.enter_context(
             spark_daemon(
                 [
@@ -196,17 +202,22 @@ def standalone_cluster(root: Path) -> Iterator[StandaloneCluster]:
                 master_log,
             )
         )
-        worker = stack.enter_context(
-            spark_daemon(
-                [
-                    "org.apache.spark.deploy.worker.Worker",
-                    master_url,
-                    *("--host", "127.0.0.1", "--cores", "1", "--memory", "1g"),
-                    *("--webui-port", str(worker_webui_port)),
-                ],
-                env,
-                worker_log,
+        daemons = {"master": (master, master_log)}
+        for number in range(workers):
+            name, log = f"worker-{number}", root / f"worker-{number}.log"
+            # Each worker its own folder for its executors (work/<name>/<app>/<executor>).
+            worker_env = {**env, "SPARK_WORKER_DIR": str(root / "work" / name)}
+            worker = stack.enter_context(
+                spark_daemon(
+                    [
+                        "org.apache.spark.deploy.worker.Worker",
+                        master_url,
+                        *("--host", "127.0.0.1", "--cores", "1", "--memory", worker_memory),
+                        *("--webui-port", str(free_port())),
+                    ],
+                    worker_env,
+                    log,
+                )
             )
-        )
-        daemons = {"master": (master, master_log), "worker": (worker, worker_log)}
-        yield StandaloneCluster(master_url, webui_url, env, root, daemons)
+            daemons[name] = (worker, log)
+        yield StandaloneCluster(master_url, webui_url, env, root, daemons, workers)

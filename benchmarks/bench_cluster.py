@@ -19,7 +19,6 @@ their JVM start left out of the figures) before the clock starts.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -28,10 +27,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from unittest import mock
 
+import harness
 import yaml
 from bench_scale import tokenizer_file, write_input
-from common import REPO, RESULTS, machine, write_results
+from common import REPO
 from dedup_corpus import DedupCorpus
+from harness import Results, Spec, option
 from process_memory import TreeMemorySampler, process_tree
 from run_outputs import compare_runs
 from tree_usage import SAMPLE_S, SeenProcessesCpu, run_measured
@@ -176,12 +177,7 @@ def compare_runners(count: int, work: Path, corpus: DedupCorpus, tokenizer: Path
     return {"documents": count, "runs": figures, "outputs": comparison}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--documents", type=int, default=10_000)
-    parser.add_argument("--work", type=Path, default=Path("/tmp/bench-cluster"), help="inputs and outputs (kept)")
-    parser.add_argument("--results", type=Path, default=RESULTS / "bench_cluster.json")
-    args = parser.parse_args(argv)
+def run(args, results: Results) -> int:
     corpus = DedupCorpus(seed=0)
     args.work.mkdir(parents=True, exist_ok=True)
     result = compare_runners(args.documents, args.work / str(args.documents), corpus, tokenizer_file(corpus, args.work))
@@ -190,15 +186,27 @@ def main(argv: list[str] | None = None) -> int:
             f"{name}: "
             + json.dumps({key: round(value, 2) if isinstance(value, float) else value for key, value in figure.items()})
         )
+        case = f"run, {result['documents']:,} documents, {name}"
+        results.record(case, "cpu_s", figure["cpu_s"], "s")
+        results.record(case, "docs_per_s_per_core", figure["docs_per_s_per_core"], "docs/s")
     outputs = result["outputs"]
     found = outputs["differences"]
     log(
         f"compared {outputs['files']} files of {outputs['stages']} stage directories: "
         + ("identical" if not found else "they differ:\n" + "\n".join(found))
     )
-    write_results(args.results, {"machine": machine(), **result})
+    results.details.update(result)
     return 1 if found else 0
 
 
+SPEC = Spec(
+    "cluster",
+    __doc__,
+    run,
+    shared=("work",),
+    options=(option("--documents", type=int, default=10_000, help="generated documents to run"),),
+    defaults={"work": Path("/tmp/bench-cluster")},
+)
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(SPEC))

@@ -144,11 +144,12 @@ BENCHMARKS: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         "cluster",
-        ("benchmarks/bench_cluster.py", "--work", "/tmp/bench-cluster"),
+        "bench_cluster",
         "`run` of 10k generated documents on a loopback standalone cluster (two workers of one core), the run "
         "on s3:// of a loopback S3 server, against --runner local on local disk: outputs compared file by file, "
         "wall, CPU of every process, documents/s per core",
         "4 min for 10k at load 5-7, the input included",
+        args=("--work", "/tmp/bench-cluster"),
     ),
     Benchmark(
         "mix",

@@ -18,8 +18,8 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpus_pipeline.engine.layout import STATS_DIR
-from corpus_pipeline.engine.stage_dir import stage_files
+from corpus_pipeline.engine.store.layout import STATS_DIR
+from corpus_pipeline.engine.store.stage_dir import stage_files
 from corpus_pipeline.storage import Storage
 
 SUCCESS = "/_SUCCESS"

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from proc_tree import tree_cpu
+from proc_tree import descendants, own_cpu_s, processes, tree_cpu
 from process_memory import TreeMemorySampler
 
 SAMPLE_S = 0.2
@@ -93,11 +93,7 @@ class SeenProcessesCpu:
             self._last.update(self._sample())
 
     def _sample(self) -> dict[tuple[int, str], float]:
-        seen = {}
-        for pid in set().union(*(process_tree(root) for root in self.roots)):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            seen[pid, fields[19]] = (int(fields[11]) + int(fields[12])) / TICK  # keyed with its start time
-        return seen
+        table = processes()
+        tree = set().union(*(descendants(root, table) for root in self.roots))
+        # keyed with its start time (field 19): a pid used again is another process
+        return {(pid, table[pid][19]): own_cpu_s(table[pid]) for pid in tree if pid in table}

@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from bench_cluster import compare_runners  # noqa: E402
 from dedup_corpus import DedupCorpus  # noqa: E402
 
-from corpus_pipeline.config import TrainTokenizerConfig  # noqa: E402
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe  # noqa: E402
+from corpus_pipeline.tokenize.config import TrainTokenizerConfig  # noqa: E402
 
 pytestmark = [pytest.mark.cluster, pytest.mark.spark, pytest.mark.slow, pytest.mark.realdata]
 

@@ -99,8 +99,9 @@ class DedupConfig(Strict):
     # here that it holds (sources not listed, and documents without one, come after them). A run
     # with pipeline.sources fills it from their priorities.
     source_priority: list[str] = Field(default_factory=list)
-    # Output parts (hash of id); None: as many as the input has. Fixed by the data, not by Spark's
-    # partitioning, so the output bytes do not depend on the cluster.
+    # Output parts (hash of id); None: as many as the input has, more where one would hold over 128
+    # MB of text (dedup/driver_budget.py). Fixed by the data, not by Spark's partitioning, so the
+    # output bytes do not depend on the cluster.
     output_parts: int | None = Field(None, ge=1)
     simhash: SimhashConfig = Field(default_factory=SimhashConfig)
     paragraph: ParagraphDedupConfig = Field(default_factory=ParagraphDedupConfig)

@@ -12,6 +12,8 @@ documents of ~62 kB in 2 parts the estimate is 930 MB, the peak 993 MB (2,726 MB
 
 from __future__ import annotations
 
+import math
+
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_metadata
@@ -26,9 +28,13 @@ BASE_BYTES = 300 << 20
 # Writing a bucket holds its rows, their sorted copy and the writer's buffers: a bucket of 32 MB of
 # uncompressed text raised the peak by ~130 MB.
 BUCKET_FACTOR = 4
+# Uncompressed text an output part holds at most when dedup.output_parts is not set: one input part
+# of 496 MB (86k generated documents in one JSONL, bench_cluster.py) written as one bucket put 4x
+# that in the driver's budget and sent dedup to Spark jobs; as 4 parts the pass holds ~1 GB.
+PART_TEXT_BYTES = 128 << 20
 
 
-def _rows_and_bytes(parts: list, storage: Storage) -> tuple[int, int]:
+def input_size(parts: list, storage: Storage) -> tuple[int, int]:
     """(rows, uncompressed bytes) of Parquet parts, from their footers."""
     rows = size = 0
     for part in parts:
@@ -44,9 +50,17 @@ def driver_bytes(rows: int, text_bytes: int, buckets: int, dedup: DedupConfig) -
     return BASE_BYTES + rows * (ROW_BYTES + 4 * dedup.num_perm) + BUCKET_FACTOR * text_bytes // max(buckets, 1)
 
 
+def output_part_count(input_parts: int, text_bytes: int, dedup: DedupConfig) -> int:
+    """dedup.output_parts, else one per input part and more where a part would hold over
+    PART_TEXT_BYTES of text: decided by the input alone, so a resume under any cluster finds the
+    same tasks."""
+    return dedup.output_parts or max(input_parts, math.ceil(text_bytes / PART_TEXT_BYTES))
+
+
 def fits_driver(
-    parts: list, index_parts: list, dedup: DedupConfig, buckets: int, memory_mb: int, storage: Storage
+    size: tuple[int, int], index_parts: list, dedup: DedupConfig, buckets: int, memory_mb: int, storage: Storage
 ) -> bool:
-    rows, text_bytes = _rows_and_bytes(parts, storage)
-    published, _ = _rows_and_bytes(index_parts, storage)
+    """Whether the pass over an input of `size` (rows, text bytes: input_size) fits `memory_mb`."""
+    rows, text_bytes = size
+    published, _ = input_size(index_parts, storage)
     return driver_bytes(rows + published, text_bytes, buckets, dedup) <= memory_mb << 20

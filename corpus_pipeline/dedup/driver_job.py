@@ -213,6 +213,7 @@ def _decided_bucket(rows: pa.Table, verdicts, later, cleaning: Cleaning | None) 
 
 def decide_and_write(
     parts: list,
+    size: tuple[int, int],
     input_schema: pa.Schema,
     schema: pa.Schema,
     dedup: DedupConfig,
@@ -221,16 +222,17 @@ def decide_and_write(
     memory_mb: int,
     storage: Storage,
 ) -> bool:
-    """Decide `parts` and write output bucket i of n (target: the work directory, n) for each bucket
-    that holds documents, committed as its task unless a resumed run already did; False (nothing
-    done) when the input (and the index) do not fit the driver's memory budget: then Spark decides."""
+    """Decide `parts` (of `size`: driver_budget.input_size) and write output bucket i of n
+    (target: the work directory, n) for each bucket that holds documents, committed as its task
+    unless a resumed run already did; False (nothing done) when the input (and the index) do not
+    fit the driver's memory budget: then Spark decides."""
     work, buckets = target
     index_parts = []
     if index_dir is not None:
         from corpus_pipeline.dedup.index import index_parts as published_parts
 
         index_parts = published_parts(index_dir, dedup, storage)
-    if not fits_driver(parts, index_parts, dedup, buckets, memory_mb, storage):
+    if not fits_driver(size, index_parts, dedup, buckets, memory_mb, storage):
         return False
     clusters = {field.name for field in CLUSTER_FIELDS}  # decided again here
     selected = pa.schema([field for field in input_schema if field.name not in clusters])

@@ -80,12 +80,14 @@ class DedupStage(GlobalStage):
         for field in CLUSTER_FIELDS:
             if schema.get_field_index(field.name) < 0:
                 schema = schema.append(field)
-        buckets = self.config.output_parts or len(parts)
         from corpus_pipeline.dedup import driver_job
+        from corpus_pipeline.dedup.driver_budget import input_size, output_part_count
 
+        size = input_size(parts, storage)
+        buckets = output_part_count(len(parts), size[1], self.config)
         target = (work.task_target, buckets)
         if driver_job.decide_and_write(
-            parts, input_schema, schema, self.config, self.index, target, self.memory_mb, storage
+            parts, size, input_schema, schema, self.config, self.index, target, self.memory_mb, storage
         ):
             return {}
         from corpus_pipeline.dedup.spark_job import decided_documents, write_spark_buckets

@@ -7,8 +7,9 @@ import random
 import tracemalloc
 
 from corpus_pipeline.config import PipelineConfig
+from corpus_pipeline.dedup import driver_budget
 from corpus_pipeline.dedup.config import DedupConfig
-from corpus_pipeline.dedup.driver_budget import driver_bytes, fits_driver
+from corpus_pipeline.dedup.driver_budget import driver_bytes, fits_driver, input_size
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.engine.store.stage_dir import input_parts
 from corpus_pipeline.storage import Storage
@@ -62,5 +63,19 @@ def test_the_choice_counts_bytes_not_rows(tmp_path):
     assert short < 1_536 << 20 < long  # the same rows: 50 MB of text fit a 2 GB worker, 5 GB do not
     source = write_documents_stage(_long_documents(60), tmp_path / "in", parts=2)
     parts = input_parts(source, Storage())
-    assert fits_driver(parts, [], dedup, 2, PipelineConfig().engine.memory_mb, Storage())
-    assert not fits_driver(parts, [], dedup, 2, 256, Storage())  # less than the process itself
+    size = input_size(parts, Storage())
+    assert fits_driver(size, [], dedup, 2, PipelineConfig().engine.memory_mb, Storage())
+    assert not fits_driver(size, [], dedup, 2, 256, Storage())  # less than the process itself
+
+
+def test_an_input_part_of_much_text_is_written_as_several_parts_and_decided_here(tmp_path, monkeypatch):
+    """One input part of 1.2 MB of text, parts capped at 0.3 MB: written as 5 parts (one would put
+    4x the part in the budget and send dedup to Spark); output_parts, when set, decides alone."""
+    monkeypatch.setattr(driver_budget, "PART_TEXT_BYTES", 300_000)
+    source = write_documents_stage(_long_documents(60), tmp_path / "in", parts=1)
+    _, text_bytes = input_size(input_parts(source, Storage()), Storage())
+    assert driver_budget.output_part_count(1, text_bytes, DedupConfig()) == -(-text_bytes // 300_000) == 5
+    assert driver_budget.output_part_count(1, text_bytes, DedupConfig(output_parts=2)) == 2
+    result = run_dedup_without_spark(source, tmp_path / "out", PipelineConfig())  # fails if Spark is asked
+    assert result.stats.dropped == {"exact_duplicate": 6}
+    assert len(list((tmp_path / "out").glob("part-*.parquet"))) == 5

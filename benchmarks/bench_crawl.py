@@ -30,7 +30,7 @@ from harness import Results, Spec, option
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.demo.server import DemoServer
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 
 CONCURRENCY_PER_DOMAIN = 8
 TARGET_RATIO = 0.9

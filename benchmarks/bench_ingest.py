@@ -52,10 +52,10 @@ from harness import Results, Spec, option
 from corpus_pipeline.cli import main as cli_main
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.task_output import PARQUET_OPTIONS, ROWS_PER_WRITE
 from corpus_pipeline.ingest.jsonl import parse_options
 from corpus_pipeline.ingest.stage import IngestStage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.stats import StageStats
 
 GOAL = 0.7  # issues 14 and 23: ingest >= 0.7x pyarrow's raw readers, metadata kept

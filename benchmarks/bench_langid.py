@@ -45,11 +45,11 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import input_parts
 from corpus_pipeline.evaluation.commands import evaluate_langid
 from corpus_pipeline.evaluation.langid import load_sentences, read_fasttext_labels, score_langid
 from corpus_pipeline.langid.stage import LangIdStage, bundled_model_path, language_sample, load_model
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 
 DOCS_TARGET, QUICK_DOCS_TARGET = 20_000, 2_000

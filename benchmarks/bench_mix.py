@@ -82,7 +82,7 @@ def input_stage(corpus: DedupCorpus, count: int, work: Path) -> Path:
 
 def tokenizer(input_dir: Path, work: Path) -> Path:
     from corpus_pipeline.engine.exec.local import LocalExecutor
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     log("training the tokenizer (once; kept in --work)")
     result = run_stage("train-tokenizer", input_dir, work / "tokenizer", config(), LocalExecutor())
@@ -94,7 +94,7 @@ def run_child(args) -> None:
     from bench_dedup import spark_session
 
     from corpus_pipeline.engine.exec.spark import SparkExecutor
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     spark = spark_session(args.master, args.memory)
     started = time.perf_counter()

@@ -34,9 +34,9 @@ from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.evaluation.pii import load_gold, score_pii
 from corpus_pipeline.pii.detector import PiiDetector, redact
+from corpus_pipeline.stage_runner import run_stage
 
 WEB_DOCS = DATA / "dedup" / "web_docs.jsonl"
 GOLD = DATA / "pii" / "presidio_synth_dev.json"

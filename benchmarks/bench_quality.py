@@ -38,10 +38,10 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.langid.stage import LangIdStage
 from corpus_pipeline.quality import c4, fineweb, gopher
 from corpus_pipeline.quality.stage import QualityStage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.word_units import STOP_WORDS, segment, stop_word_set
 
 WEB_DOCS = DATA / "dedup" / "web_docs.jsonl"

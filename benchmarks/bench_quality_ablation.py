@@ -34,7 +34,7 @@ from corpus_pipeline.embeddings.quality_head import SHIPPED_HEAD
 from corpus_pipeline.embeddings.quality_score import QualityScorer
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.train.ablate import ablate
 from corpus_pipeline.train.config import load_train_config
 from corpus_pipeline.train.distributed import setup_distributed

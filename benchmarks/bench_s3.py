@@ -43,8 +43,8 @@ from inputs import split_warc
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import input_parts
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.loopback_s3 import start_loopback_s3
 from corpus_pipeline.storage.storage import s3_filesystem

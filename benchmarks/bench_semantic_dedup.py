@@ -35,7 +35,7 @@ from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.embeddings.stage import EmbeddingsStage
 from corpus_pipeline.embeddings.vectors import EMBEDDED_SCHEMA
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.stats import StageStats
 
 

@@ -40,7 +40,7 @@ from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_documen
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.tokenize.bpe import save_tokenizer, train_bpe
 from corpus_pipeline.tokenize.config import TrainTokenizerConfig
 from corpus_pipeline.tokenize.reader import TokenShards

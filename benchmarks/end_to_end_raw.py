@@ -30,9 +30,9 @@ from warcio.archiveiterator import ArchiveIterator
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.registry import stage_spec
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_order import previous_documents_stage
 from corpus_pipeline.engine.store.stage_dir import KEPT_HERE, input_parts, read_success
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 
 ENCODE_BATCH = 1_000  # texts per encode_batch call, as benchmarks/bench_tokenize.py

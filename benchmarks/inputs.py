@@ -18,7 +18,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 
 WARC_PARTS = 8
 QUICK_RECORDS = 160  # --quick: the first 160 records (20 per part)

@@ -86,8 +86,8 @@ def _run_demo(args, config: PipelineConfig) -> int:
 
 
 def _run_eval(args, config: PipelineConfig) -> int:
-    from corpus_pipeline.engine.run import make_executor
     from corpus_pipeline.evaluation.commands import evaluate_extraction, evaluate_langid
+    from corpus_pipeline.stage_runner import make_executor
 
     if args.target == "extraction":
         report = evaluate_extraction(

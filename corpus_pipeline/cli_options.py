@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from corpus_pipeline.config.engine import RUNNERS
+from corpus_pipeline.engine.config import RUNNERS
 
 
 def add_many(parser: argparse.ArgumentParser, *flags: str, **options) -> argparse.Action:

@@ -133,7 +133,7 @@ def _with_option_overrides(args: argparse.Namespace, spec: StageSpec, config: Pi
 
 def run_stage_verb(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.engine.registry import stage_spec
-    from corpus_pipeline.engine.run import make_executor, run_stage, stage_class
+    from corpus_pipeline.stage_runner import make_executor, run_stage, stage_class
     from corpus_pipeline.summary import format_funnel
 
     spec = stage_spec(args.stage)

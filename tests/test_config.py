@@ -94,8 +94,8 @@ for name in sys.argv[1:]:
 
 
 def test_a_stage_config_module_imports_first_and_then_the_whole_config_builds():
-    """A stage's model lives in its package and imports config.base, which runs config/__init__
-    first: PipelineConfig, built there from every stage's model, must wait until it is asked for."""
+    """A stage's model lives in its package, whose other modules import `corpus_pipeline.config`:
+    PipelineConfig, built there from every stage's model, must wait until it is asked for."""
     import subprocess
     import sys
 

@@ -3,8 +3,9 @@
 Every model forbids unknown keys, so a typo such as `langid.min_scor` fails when the config is
 loaded, not six hours into a run. Every option has a default that works for the demo. A stage's
 model lives beside the stage (`extract/config.py`, `quality/config.py`...); this package holds the
-run-wide sections (`spark`, `engine`, `storage`, `domains`, `pipeline`, `nightly`, `report`) and
-assembles `PipelineConfig`: one section per registry stage, of the model its entry names
+run-wide sections (`storage`, `domains`, `pipeline`, `nightly`, `report`; `spark` and `engine`
+live beside what they configure, engine/exec/spark_config.py and engine/config.py) and assembles
+`PipelineConfig`: one section per registry stage, of the model its entry names
 ("module:Model", imported when the model is first built), and the run-wide sections.
 """
 
@@ -16,13 +17,13 @@ from pathlib import Path
 import yaml
 from pydantic import Field, ValidationError, create_model
 
-from corpus_pipeline.config.base import PathPart, Strict
 from corpus_pipeline.config.domains import DomainClassifierConfig, DomainRule, DomainsConfig
-from corpus_pipeline.config.engine import EngineConfig
 from corpus_pipeline.config.pipeline import NightlyConfig, RunConfig
 from corpus_pipeline.config.report import DiversityConfig, DriftBounds, ReportConfig
-from corpus_pipeline.config.spark import SparkConfig
 from corpus_pipeline.config.storage import StorageConfig
+from corpus_pipeline.config_base import PathPart, Strict
+from corpus_pipeline.engine.config import EngineConfig
+from corpus_pipeline.engine.exec.spark_config import SparkConfig
 from corpus_pipeline.engine.registry import STAGES, resolve
 
 __all__ = [
@@ -89,9 +90,9 @@ def _pipeline_config() -> type[Strict]:
 
 def __getattr__(name: str):
     """`PipelineConfig`, built on first use rather than when this package is imported: the stage
-    packages' config models it assembles (extract/config.py...) import `config.base`, which runs this
-    package first; built then, it would ask for a stage's model half-way through that model's own
-    import."""
+    packages whose config models it assembles (extract/config.py...) import this package from their
+    other modules; built on import, it would ask for a stage's model half-way through that
+    package's own import."""
     if name == "PipelineConfig":
         return _pipeline_config()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

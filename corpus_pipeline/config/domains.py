@@ -7,7 +7,7 @@ import re
 
 from pydantic import Field, field_validator
 
-from corpus_pipeline.config.base import NAME_PATTERN, Strict
+from corpus_pipeline.config_base import NAME_PATTERN, Strict
 
 
 class DomainRule(Strict):

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config_base import Strict
 
 # crawl: `seeds` fetched by the crawl stage; warc: WARC/WET/ARC `paths` for extract; the others are
 # `ingest` formats of existing datasets (`paths`: files, folders or globs).

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config_base import Strict
 
 
 class CrawlConfig(Strict):

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config_base import Strict
 
 
 class SimhashConfig(Strict):

@@ -143,7 +143,7 @@ def evaluate_dedup(
     seed, an edited copy of a `share` of the documents is planted first. `work`: the verb's
     (failures.Work), marked when the first task starts."""
     from corpus_pipeline.engine.exec.spark import SparkExecutor
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     planted = plant_copies(docs, seed, share) if seed is not None else []
     family = {doc["id"]: doc["id"] for doc in docs} | {p.copy["id"]: p.original_id for p in planted}

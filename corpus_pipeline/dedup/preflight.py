@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from corpus_pipeline.config.sources import source_config
 from corpus_pipeline.engine.registry import Preflight
-from corpus_pipeline.engine.source_configs import source_config
 
 
 def semantic_needs_embeddings(given: Preflight) -> list[str]:

@@ -22,12 +22,12 @@ from pathlib import Path
 import pyarrow as pa
 
 from corpus_pipeline.config import StorageConfig
-from corpus_pipeline.config.engine import EngineConfig
 from corpus_pipeline.dedup.bucket_writer import STAGE_NAME
 from corpus_pipeline.dedup.chain import CLUSTER_FIELDS
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN
+from corpus_pipeline.engine.config import EngineConfig
 from corpus_pipeline.engine.whole_corpus import Executor, GlobalStage, input_parts
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import Location, location

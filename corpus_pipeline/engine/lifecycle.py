@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
-from corpus_pipeline.config import EngineConfig
+from corpus_pipeline.engine.config import EngineConfig
 from corpus_pipeline.engine.exec.task_plan import file_identity, plan_file_tasks, plan_part_tasks
 from corpus_pipeline.engine.exec.tasks import Chain, run_chain_task
 from corpus_pipeline.engine.store.stage_dir import (

@@ -10,10 +10,10 @@ from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.lifecycle import Executor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.evaluation.extraction import ExtractionReport, GoldPage, gold_text, load_gold, score_extraction
 from corpus_pipeline.evaluation.langid import LangIdReport, load_sentences, read_fasttext_labels, score_langid
 from corpus_pipeline.langid.stage import LangIdStage, bundled_model_path
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.urls import canonical_url
 
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from corpus_pipeline.config.base import NAME_PATTERN, Strict
+from corpus_pipeline.config_base import NAME_PATTERN, Strict
 
 
 class ExtractConfig(Strict):

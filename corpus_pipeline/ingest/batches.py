@@ -16,7 +16,7 @@ from operator import is_, is_not
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpus_pipeline.config.base import NAME_PATTERN
+from corpus_pipeline.config_base import NAME_PATTERN
 from corpus_pipeline.document import DOCUMENT_SCHEMA, source_text_id
 from corpus_pipeline.ingest.records import Records, duplicate_detail, prefixed
 from corpus_pipeline.stages.base import VerdictTable

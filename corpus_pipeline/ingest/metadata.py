@@ -17,7 +17,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpus_pipeline.config.base import NAME_PATTERN
+from corpus_pipeline.config_base import NAME_PATTERN
 from corpus_pipeline.ingest.arrow_json import join_object, json_texts
 from corpus_pipeline.ingest.config import IngestConfig
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config_base import Strict
 
 
 class LangIdConfig(Strict):

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config_base import Strict
 
 GroupColumn = Literal["source", "domain", "language"]
 _SHARE_TOLERANCE = 1e-6

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, NonNegativeFloat
 
-from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config_base import Strict
 
 PiiTypeName = Literal["email", "phone", "ip", "card", "iban", "ssn", "cn_id", "secret"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.config.pipeline import SourceConfig
+from corpus_pipeline.config.sources import INGEST_KINDS, SOURCES_DIR, source_config, with_source_priority
 from corpus_pipeline.engine.lifecycle import Executor, StageResult
-from corpus_pipeline.engine.source_configs import INGEST_KINDS, SOURCES_DIR, source_config, with_source_priority
 from corpus_pipeline.engine.stage_order import opted_out
 from corpus_pipeline.engine.store.stage_dir import Location, child, location
 from corpus_pipeline.failures import Work
@@ -131,7 +131,7 @@ class RunContext:
         if self.parent is not None:
             return self.parent.executor
         if self._executor is None:
-            from corpus_pipeline.engine.run import make_executor
+            from corpus_pipeline.stage_runner import make_executor
 
             self._executor = make_executor(self.config, self.plan.runner, self.plan.work)
         return self._executor

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from corpus_pipeline.engine.registry import resolve, stage_spec
-from corpus_pipeline.engine.run import run_fused
 from corpus_pipeline.engine.stage_order import fused_run, opted_out
 from corpus_pipeline.engine.store.stage_dir import Location, child
 from corpus_pipeline.pipeline.context import RunContext, StepOutcome
+from corpus_pipeline.stage_runner import run_fused
 
 
 def stage_dir_of(ctx: RunContext, name: str) -> Location:

@@ -151,9 +151,9 @@ def _source_files(config: PipelineConfig, layout: NightlyLayout) -> dict[str | N
     if not config.pipeline.sources:
         expand = partial(expand_crawl_inputs, storage=Storage(config.storage))
         return {None: list_crawl_files(config.nightly.inputs or [str(layout.incoming)], expand)}
+    from corpus_pipeline.config.sources import source_config, source_stage
     from corpus_pipeline.engine.registry import stage_spec
-    from corpus_pipeline.engine.run import build_stage
-    from corpus_pipeline.engine.source_configs import source_config, source_stage
+    from corpus_pipeline.stage_runner import build_stage
 
     files = {}
     for source in config.pipeline.sources:
@@ -209,7 +209,7 @@ def _repair_index(
     """The increments of CURRENT the index lacks (a night killed between its switch of CURRENT and
     its index update), added; an executor (Spark, under `--runner spark`) only when one lacks."""
     from corpus_pipeline.dedup.index import missing_from_index, publish_to_index
-    from corpus_pipeline.engine.run import make_executor
+    from corpus_pipeline.stage_runner import make_executor
 
     missing = missing_from_index(layout.index, current.document_dirs(), storage)
     if missing:

@@ -49,9 +49,9 @@ def _input_problems(plan: RunPlan) -> list[str]:
     storage = Storage(plan.config.storage)
     problems = []
     if plan.sources:
+        from corpus_pipeline.config.sources import source_config, source_stage
         from corpus_pipeline.engine.registry import stage_spec
-        from corpus_pipeline.engine.run import build_stage
-        from corpus_pipeline.engine.source_configs import source_config, source_stage
+        from corpus_pipeline.stage_runner import build_stage
 
         for source in plan.sources:
             key = f"pipeline.sources[{source.name}]"

@@ -6,12 +6,12 @@ files or datasets, dedup every source's documents, train-tokenizer and tokenize 
 from __future__ import annotations
 
 from corpus_pipeline.engine.registry import stage_spec
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import location, stage_files
 from corpus_pipeline.inputs import expand_crawl_inputs, name_skipped_crawl_files
 from corpus_pipeline.pipeline.context import RunContext, StepOutcome
 from corpus_pipeline.pipeline.document_steps import run_fused_from, stage_dir_of
 from corpus_pipeline.pipeline.input_files import present_files, read_faults
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config_base import Strict
 
 
 class SignalBounds(Strict):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpus_pipeline.engine.source_configs import SOURCES_DIR
+from corpus_pipeline.config.sources import SOURCES_DIR
 from corpus_pipeline.report.corpus_figures import UNKNOWN
 from corpus_pipeline.report.funnel import FunnelRow, funnel_rows
 from corpus_pipeline.report.run_dir import StageRun, kept_parts, read_columns, read_run

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from corpus_pipeline.engine.source_configs import SOURCES_DIR
+from corpus_pipeline.config.sources import SOURCES_DIR
 from corpus_pipeline.engine.store.output_guard import read_marker
 from corpus_pipeline.engine.store.stage_dir import SUCCESS, child
 from corpus_pipeline.report.run_dir import STAGES

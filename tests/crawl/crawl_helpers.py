@@ -8,7 +8,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.lifecycle import StageResult
-from corpus_pipeline.engine.run import make_executor, run_stage
+from corpus_pipeline.stage_runner import make_executor, run_stage
 
 
 def run_crawl(

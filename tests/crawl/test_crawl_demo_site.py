@@ -10,7 +10,7 @@ from crawl_helpers import loopback_config, response_paths, run_crawl, warc_recor
 from corpus_pipeline.demo.server import DemoServer
 from corpus_pipeline.demo.site import DISALLOWED_SECTION
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 
 PER_DOMAIN = 2
 MAX_BODY = 100_000

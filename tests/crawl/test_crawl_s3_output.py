@@ -9,8 +9,8 @@ from crawl_helpers import loopback_config, run_crawl
 from corpus_pipeline.config import StorageConfig
 from corpus_pipeline.demo.server import DemoServer
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import read_success, stage_files
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 
 

@@ -11,7 +11,7 @@ from stage_fixtures import stage_dir
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 
 pytestmark = pytest.mark.spark
 

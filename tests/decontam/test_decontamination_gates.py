@@ -16,8 +16,8 @@ from corpus_pipeline.decontam.eval_sets import load_eval_set
 from corpus_pipeline.document import DOCUMENT_SCHEMA, empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.pipeline import steps
+from corpus_pipeline.stage_runner import run_stage
 
 # The columns the quality gates read, with values that pass them.
 GATE_COLUMNS = {"gopher_word_count": (pa.int32(), 100), "vocab_coverage": (pa.float32(), 0.99)}

@@ -20,7 +20,7 @@ from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
 from corpus_pipeline.engine.lifecycle import StageResult
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 
 PARTITIONINGS = (4, 13)
 SPARK_DECIDES_AT = 13

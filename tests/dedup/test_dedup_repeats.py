@@ -13,7 +13,7 @@ from dedup_runs import assert_same_bytes, decided_by_spark_jobs, run_dedup, run_
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.engine.exec.spark import SparkExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 
 pytestmark = pytest.mark.spark
 

@@ -10,7 +10,7 @@ from stage_fixtures import real_documents, write_stage
 from corpus_pipeline.config import load_config
 from corpus_pipeline.document import document_id
 from corpus_pipeline.engine.exec.spark import SparkExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 
 
 def _sources(tmp_path):

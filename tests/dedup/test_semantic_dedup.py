@@ -194,7 +194,7 @@ _ARTICLES = (
 def test_real_embeddings_of_planted_paraphrases_are_dropped_for_their_originals(tmp_path):
     from corpus_pipeline.dedup.paraphrase import plant_paraphrases
     from corpus_pipeline.engine.exec.local import LocalExecutor
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     docs = [{"id": f"article{i}", "text": text} for i, text in enumerate(_ARTICLES)]
     planted = plant_paraphrases(docs, seed=1, share=1.0)

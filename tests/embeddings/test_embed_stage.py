@@ -92,7 +92,7 @@ def test_a_source_enables_it_for_its_own_documents():
 def test_the_stage_embeds_real_documents_under_the_local_runner(tmp_path):
     from corpus_pipeline.dedup.staging import write_documents_stage
     from corpus_pipeline.engine.exec.local import LocalExecutor
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     texts = [
         "The city council approved the new budget for schools on Monday.",

@@ -8,8 +8,8 @@ from pathlib import Path
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.lifecycle import Executor, chain_dirs, global_dir
 from corpus_pipeline.engine.registry import stage_spec
-from corpus_pipeline.engine.run import _global_input, _source_input, build_stage
 from corpus_pipeline.engine.store.stage_dir import StageDir, location
+from corpus_pipeline.stage_runner import _global_input, _source_input, build_stage
 from corpus_pipeline.storage import Storage
 
 

@@ -12,8 +12,8 @@ from corpus_pipeline.engine.columns import MissingColumnError, unwritten_columns
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.registry import STAGES, stage_spec
-from corpus_pipeline.engine.run import build_stage, run_fused, run_stage
 from corpus_pipeline.exit_codes import exit_code
+from corpus_pipeline.stage_runner import build_stage, run_fused, run_stage
 
 WITHOUT_LANGUAGE = pa.schema([field for field in DOCUMENT_SCHEMA if not field.name.startswith("language")])
 

@@ -14,9 +14,9 @@ from corpus_pipeline.cli import EXIT_USAGE, main
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.task_plan import plan_part_tasks
-from corpus_pipeline.engine.run import run_fused, run_stage
 from corpus_pipeline.engine.store.stage_dir import MissingInputError, OutputOverlapsInputError
 from corpus_pipeline.engine.store.task_output import COMMITTED_DIR, STATS_DIR, TaskAttempt
+from corpus_pipeline.stage_runner import run_fused, run_stage
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 

@@ -26,9 +26,9 @@ from test_spark_runner import make_warcs
 
 from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import SUCCESS
 from corpus_pipeline.engine.store.task_output import COMMITTED_DIR, STATS_DIR
+from corpus_pipeline.stage_runner import run_stage
 
 pytestmark = pytest.mark.spark
 

@@ -13,14 +13,14 @@ from test_import_cycles import import_graph
 from corpus_pipeline.engine.store.layout import COMMITTED_DIR
 from corpus_pipeline.engine.whole_corpus import STATS_DIR, commit_task, keep_all, part_name, settle_committed
 
-# What a whole-corpus stage may import of engine/: the facade, and the registry's side (its
-# Preflight hooks, each source's config).
-STAGE_API = {"whole_corpus", "registry", "source_configs"}
+# What a whole-corpus stage may import of engine/: the facade, the registry (its Preflight hooks)
+# and the engine's settings (dedup's memory budget, engine.memory_mb).
+STAGE_API = {"whole_corpus", "registry", "config"}
 # The dedup evaluation verb is an entry point, not the stage: it builds a session and runs the
 # dedup stage by name, as the CLI does.
 ENTRY_POINTS = {
     "corpus_pipeline.dedup.cli": {"exec.session"},
-    "corpus_pipeline.dedup.evaluate": {"run", "exec.spark"},
+    "corpus_pipeline.dedup.evaluate": {"exec.spark"},
 }
 
 

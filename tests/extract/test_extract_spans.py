@@ -14,8 +14,8 @@ from warcio.warcwriter import WARCWriter
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.task_plan import plan_file_tasks
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.extract.stage import ExtractStage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 
 SNAPSHOT = "CC-MAIN-2099-01"

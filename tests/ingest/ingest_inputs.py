@@ -15,7 +15,7 @@ from corpus_pipeline.config import PipelineConfig, load_config
 from corpus_pipeline.demo.sources import WIKIPEDIA_DUMP, package_file
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.lifecycle import StageResult
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 
 
 def web_docs() -> list[dict]:

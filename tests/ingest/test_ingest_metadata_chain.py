@@ -11,7 +11,7 @@ from stage_fixtures import real_documents
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_fused
+from corpus_pipeline.stage_runner import run_fused
 
 
 def test_metadata_survives_langid_normalize_pii_quality_and_decontaminate(tmp_path):

@@ -13,7 +13,7 @@ from stage_fixtures import real_documents, stage_dir
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from stage_fixtures import real_documents, write_stage
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.tokenize.indexed_dataset import read_index
 
 __all__ = ["labelled_documents", "mix_config", "read_output", "tokenizer_path", "write_labelled"]

@@ -15,9 +15,9 @@ from mix_fixtures import labelled_documents, mix_config, read_output, write_labe
 from tokenizers import Tokenizer
 
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.mix import stage as mix_stage
 from corpus_pipeline.mix.plan import MixTargetsError
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.reader import TokenShards
 from corpus_pipeline.tokenize.verify import verify_shards

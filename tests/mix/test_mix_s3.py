@@ -9,8 +9,8 @@ from mix_fixtures import labelled_documents, mix_config, write_labelled
 
 from corpus_pipeline.config import StorageConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import stage_files
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 
 tokenizer_path = mix_fixtures.tokenizer_path  # the session fixture, found as a module attribute

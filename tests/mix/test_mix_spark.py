@@ -9,7 +9,7 @@ from mix_fixtures import labelled_documents, mix_config, write_labelled
 
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 
 tokenizer_path = mix_fixtures.tokenizer_path
 

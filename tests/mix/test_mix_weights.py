@@ -11,9 +11,9 @@ from mix_fixtures import labelled_documents, mix_config, read_output, write_labe
 from pydantic import ValidationError
 
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.mix.config import MixConfig
 from corpus_pipeline.mix.encode_part import tier_weights, whole_copies
+from corpus_pipeline.stage_runner import run_stage
 
 tokenizer_path = mix_fixtures.tokenizer_path
 

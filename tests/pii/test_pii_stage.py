@@ -16,9 +16,9 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.pii.config import PiiConfig
 from corpus_pipeline.pii.stage import COUNT_COLUMNS, DENSITY_COLUMN, PiiStage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.stats import StageStats
 
 PROSE = "The council met on Tuesday to discuss the new library and its opening hours. " * 6

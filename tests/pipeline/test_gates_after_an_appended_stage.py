@@ -15,9 +15,9 @@ from corpus_pipeline.engine import registry
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.registry import StageSpec
-from corpus_pipeline.engine.run import run_fused
 from corpus_pipeline.gates import evaluate_gates, final_corpus
 from corpus_pipeline.pipeline import steps
+from corpus_pipeline.stage_runner import run_fused
 from corpus_pipeline.stages.base import DocumentStage
 from corpus_pipeline.storage import Storage
 

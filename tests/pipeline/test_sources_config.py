@@ -9,7 +9,7 @@ import pytest
 from corpus_pipeline import exit_codes
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import ConfigError, load_config
-from corpus_pipeline.engine.source_configs import source_config
+from corpus_pipeline.config.sources import source_config
 from corpus_pipeline.pipeline.context import RunContext, RunPlan
 
 WEB = "{name: web, kind: warc, paths: [crawl/], priority: 1}"

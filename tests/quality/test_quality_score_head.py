@@ -17,10 +17,10 @@ from corpus_pipeline.embeddings.quality_head import fit_head, save_head
 from corpus_pipeline.embeddings.quality_score import QualityScorer
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.mix.encode_part import tier_weights
 from corpus_pipeline.quality.config import QualityConfig
 from corpus_pipeline.quality.stage import HEAD_SIGNAL, QualityStage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.stats import StageStats
 
 BODY = (

@@ -15,10 +15,10 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.document import empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.quality import spam
 from corpus_pipeline.quality.config import BlocklistConfig, QualityConfig
 from corpus_pipeline.quality.stage import QualityStage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.stats import StageStats
 
 CLEAN_EN = (

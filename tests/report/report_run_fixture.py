@@ -26,10 +26,10 @@ from corpus_pipeline.document import DOCUMENT_SCHEMA, document_id, empty_documen
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.publish import publish_rows
 from corpus_pipeline.engine.registry import STAGES
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.stage_order import opted_out
 from corpus_pipeline.engine.store.stage_dir import input_parts
 from corpus_pipeline.report.run_dir import read_columns
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.stages.base import Drop
 from corpus_pipeline.storage import Storage
 

@@ -11,9 +11,9 @@ from stage_fixtures import stage_dir
 
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.registry import STAGES, stage_spec
-from corpus_pipeline.engine.run import run_fused
 from corpus_pipeline.engine.stage_order import fused_run as fused_chain
 from corpus_pipeline.report.write import write_report
+from corpus_pipeline.stage_runner import run_fused
 
 FIGURE = re.compile(r'<figure class="plot" data-drawn="([0-9.e+]+)"(?: data-kept="([0-9.e+]+)")?><figcaption>([^<]*)')
 

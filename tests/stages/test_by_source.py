@@ -8,8 +8,8 @@ import pyarrow.parquet as pq
 
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.registry import stage_spec
-from corpus_pipeline.engine.run import build_stage
 from corpus_pipeline.quality.stage import QualityStage
+from corpus_pipeline.stage_runner import build_stage
 from corpus_pipeline.stages.by_source import BySourceStage
 from corpus_pipeline.stats import StageStats
 
@@ -64,7 +64,7 @@ def test_a_source_that_overrides_blocklists_writes_its_blocklist_columns(tmp_pat
     from stage_fixtures import real_documents, write_stage
 
     from corpus_pipeline.engine.exec.local import LocalExecutor
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     words = tmp_path / "river_words.txt"
     words.write_text("the\nand\n", encoding="utf-8")  # in nearly every English document

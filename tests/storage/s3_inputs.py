@@ -10,9 +10,9 @@ import pyarrow.parquet as pq
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.lifecycle import StageResult
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store import object_stage
 from corpus_pipeline.engine.store.stage_dir import stage_files
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 
 

@@ -18,9 +18,9 @@ from stage_fixtures import real_documents
 from corpus_pipeline.cli import EXIT_OK, main
 from corpus_pipeline.config import StorageConfig, load_config
 from corpus_pipeline.engine.registry import stage_spec
-from corpus_pipeline.engine.run import build_stage
 from corpus_pipeline.inputs import expand_crawl_inputs
 from corpus_pipeline.pipeline.input_files import list_crawl_files, present_files
+from corpus_pipeline.stage_runner import build_stage
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 

@@ -10,8 +10,8 @@ from s3_inputs import logical_bytes, task_uploads
 
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import read_success
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 
 # 12 files of 40 pages: ~0.3 s of extract each here, so a poll every 20 ms finds the first commit

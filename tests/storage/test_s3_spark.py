@@ -9,8 +9,8 @@ from s3_inputs import documents, logical_bytes, run_source, upload
 
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.exec.spark import SparkExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import stage_files
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark

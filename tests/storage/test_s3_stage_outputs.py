@@ -15,8 +15,8 @@ from corpus_pipeline.cli import EXIT_OK, main
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine import lifecycle
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_fused, run_stage
 from corpus_pipeline.engine.store.stage_dir import MissingInputError, input_parts, read_success
+from corpus_pipeline.stage_runner import run_fused, run_stage
 from corpus_pipeline.storage import Storage
 
 

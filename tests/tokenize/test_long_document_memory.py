@@ -38,7 +38,7 @@ RUN_STAGE = textwrap.dedent(
     from corpus_pipeline.engine.exec.local import LocalExecutor
     from corpus_pipeline.tokenize.bpe import load_tokenizer
     from corpus_pipeline.tokenize.reader import TokenShards
-    from corpus_pipeline.engine.run import run_stage
+    from corpus_pipeline.stage_runner import run_stage
 
     source, tokenizer, output = map(Path, sys.argv[1:4])
     load_tokenizer(str(tokenizer)).encode("warm up")

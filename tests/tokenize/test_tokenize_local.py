@@ -15,7 +15,7 @@ from shards_fixtures import real_documents, small_config, write_stage
 
 from corpus_pipeline.document import document_id, empty_document
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.bpe import TokenizerError, load_tokenizer
 from corpus_pipeline.tokenize.manifest import read_manifest

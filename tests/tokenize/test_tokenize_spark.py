@@ -14,7 +14,7 @@ from shards_fixtures import real_documents, small_config, write_stage
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
 from corpus_pipeline.engine.exec.spark import SparkExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.sharding import partition_keys
 from corpus_pipeline.tokenize.train_stage import read_training_record

@@ -12,7 +12,7 @@ import shards_fixtures
 from shards_fixtures import small_config
 
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.tokenize.cli import register
 from corpus_pipeline.tokenize.shard_inspect import inspect_shards
 from corpus_pipeline.tokenize.verify import verify_shards

@@ -19,8 +19,8 @@ from conftest import PROJECT_ROOT, html_page, write_warc
 from corpus_pipeline.cli import main
 from corpus_pipeline.config import load_config
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
 from corpus_pipeline.engine.store.stage_dir import read_success, stage_files
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.tokenize.shard_cache import ShardCacheError, cached_shards, is_complete
 from corpus_pipeline.train.logs import read_metrics

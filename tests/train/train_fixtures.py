@@ -11,7 +11,7 @@ from stage_fixtures import real_documents, write_stage
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.engine.exec.local import LocalExecutor
-from corpus_pipeline.engine.run import run_stage
+from corpus_pipeline.stage_runner import run_stage
 from corpus_pipeline.train.config import TrainConfig, load_train_config
 
 __all__ = ["make_shards", "one_thread", "shards_dir", "tiny_config", "tokenizer_file"]

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from corpus_pipeline import failures
-from corpus_pipeline.config import SparkConfig
 from corpus_pipeline.engine.exec.progress import Progress
+from corpus_pipeline.engine.exec.spark_config import SparkConfig
 
 T = TypeVar("T")
 R = TypeVar("R")

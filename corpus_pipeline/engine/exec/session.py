@@ -6,8 +6,8 @@ import atexit
 import os
 import sys
 
-from corpus_pipeline.config import SparkConfig
 from corpus_pipeline.engine.exec import jvm_archive
+from corpus_pipeline.engine.exec.spark_config import SparkConfig
 
 # Rows per Arrow batch handed to Python: HTML rows reach 1-10 MB, so Spark's default of 10,000
 # could put gigabytes in one batch; 256 keeps a batch in the tens of MB.

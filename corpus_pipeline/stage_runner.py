@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corpus_pipeline.config import PipelineConfig
-from corpus_pipeline.config.engine import RUNNERS
 from corpus_pipeline.engine.columns import check_input_columns
+from corpus_pipeline.engine.config import RUNNERS
 from corpus_pipeline.engine.lifecycle import (
     Executor,
     GlobalStage,
@@ -62,7 +62,7 @@ def build_stage(spec: StageSpec, config: PipelineConfig, **options):
     stage = _instance(spec, config, options)
     if spec.kind != "document" or not config.pipeline.sources:
         return stage
-    from corpus_pipeline.engine.source_configs import source_config
+    from corpus_pipeline.config.sources import source_config
     from corpus_pipeline.stages.by_source import BySourceStage
 
     by_source = {}

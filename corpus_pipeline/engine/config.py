@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from corpus_pipeline.config.base import Strict
+from corpus_pipeline.config_base import Strict
 
 # What runs a stage's tasks (`--runner`): spark, as Spark tasks (local[*] unless spark-submit set a
 # master); local, one after another in this process.

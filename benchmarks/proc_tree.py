@@ -9,6 +9,7 @@ A process's stat fields, after its command name: [1] the parent's pid, [11] utim
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -70,3 +71,26 @@ def tree_cpu(root: int, exclude: set[int] | frozenset[int] = frozenset()) -> flo
         return 0.0
     table = processes()
     return sum(cpu_with_reaped_s(table[pid]) for pid in descendants(root, table) - exclude if pid in table)
+
+
+class PeriodicSampler:
+    """`with Sampler(...) as sampler: ...`: the subclass's `sample()` when the block starts, then
+    every `interval_s` on a thread of this process until the block ends. The one sampling lifecycle
+    of the process-tree samplers (process_memory.TreeMemorySampler, tree_usage.SeenProcessesCpu)."""
+
+    interval_s: float
+
+    def __enter__(self):
+        self._stop = threading.Event()
+        self.sample()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self.sample()

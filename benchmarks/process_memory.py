@@ -9,11 +9,10 @@ kernel's own peak RSS of each process (VmHWM) catches a peak shorter than the sa
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from proc_tree import process_tree
+from proc_tree import PeriodicSampler, process_tree
 
 INTERVAL_S = 0.5
 KINDS = ("driver_python", "driver_jvm", "python_workers", "other")
@@ -78,27 +77,14 @@ def _memory_kb(pid: int) -> tuple[int, int, int]:
     return field_kb(status, "VmRSS"), field_kb(rollup, "Pss"), field_kb(status, "VmHWM")
 
 
-class TreeMemorySampler:
+class TreeMemorySampler(PeriodicSampler):
     """`with TreeMemorySampler(pid) as sampler: ...`, then `sampler.peaks`."""
+
+    interval_s = INTERVAL_S
 
     def __init__(self, root: int):
         self.root = root
         self.peaks = MemoryPeaks()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> TreeMemorySampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.sample()
-            self._stop.wait(INTERVAL_S)
 
     def sample(self) -> None:
         rss, pss = dict.fromkeys(KINDS, 0), dict.fromkeys(KINDS, 0)

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from proc_tree import descendants, own_cpu_s, processes, tree_cpu
+from proc_tree import PeriodicSampler, descendants, own_cpu_s, processes, tree_cpu
 from process_memory import TreeMemorySampler
 
 SAMPLE_S = 0.2
@@ -58,7 +57,7 @@ def run_measured(command: list[str], log: Path, env: dict[str, str] | None = Non
     )
 
 
-class SeenProcessesCpu:
+class SeenProcessesCpu(PeriodicSampler):
     """`with SeenProcessesCpu(roots) as seen: ...`, then `seen.cpu_s`: the CPU seconds (utime + stime,
     each process's own, last sampled every SAMPLE_S) of every process seen in the trees under
     `roots` while it ran, less what the processes living at the start had used by then. Not the
@@ -67,30 +66,22 @@ class SeenProcessesCpu:
     accounts of a cluster's processes held 111 CPU s of the executors' work, which one process did in
     377). A process misses its last SAMPLE_S, and one shorter than that is missed whole."""
 
+    interval_s = SAMPLE_S
+
     def __init__(self, roots: list[int]):
         self.roots = roots
+        self._start: dict[tuple[int, str], float] | None = None  # the first sample's
         self._last: dict[tuple[int, str], float] = {}
-        self._start: dict[tuple[int, str], float] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     @property
     def cpu_s(self) -> float:
-        return sum(self._last.values()) - sum(self._start.values())
+        return sum(self._last.values()) - sum((self._start or {}).values())
 
-    def __enter__(self) -> SeenProcessesCpu:
-        self._start = self._sample()
-        self._last = dict(self._start)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.wait(SAMPLE_S):
-            self._last.update(self._sample())
+    def sample(self) -> None:
+        seen = self._sample()
+        if self._start is None:
+            self._start = dict(seen)
+        self._last.update(seen)
 
     def _sample(self) -> dict[tuple[int, str], float]:
         table = processes()

@@ -15,6 +15,13 @@ from stage_fixtures import real_documents, write_stage
 pytestmark = pytest.mark.slow
 
 
+def run_python(script: str) -> str:
+    """`script` in a fresh interpreter (nothing imported by this test process); its stdout."""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
 def imported_modules(*argv: str) -> set[str]:
     """Every module a `corpus-pipeline ARGV` process holds when its verb returns (`main()` as the
     console script calls it, with the command line in sys.argv)."""
@@ -26,9 +33,7 @@ def imported_modules(*argv: str) -> set[str]:
         "print(json.dumps(sorted(sys.modules)))\n"
         "sys.exit(code)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return set(json.loads(done.stdout.splitlines()[-1]))
+    return set(json.loads(run_python(script).splitlines()[-1]))
 
 
 def test_a_langid_process_imports_neither_pandas_nor_the_report_page_nor_a_downloader(tmp_path):
@@ -54,5 +59,4 @@ def test_pandas_still_imports_when_a_later_call_needs_it():
         "import pandas\n"
         "assert pa.array(pandas.Series([1.5, None])).null_count == 1\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
+    run_python(script)

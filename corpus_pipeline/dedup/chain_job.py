@@ -12,7 +12,9 @@ and the verdicts (cluster_verdict_frame) are each gathered into one task that ho
 ids only. On the issue's generated documents (engine.memory_mb=256 forcing this path, local[1],
 benchmarks/bench_dedup_jobs.py --input) the stage ran 47 / 48 / 50 Spark jobs at 10k / 50k /
 100k documents before, 17 / 17 / 17 after (repeats.py shuffles by id whatever the input's
-partitions). Both paths make the same choices: the tests compare their output bytes.
+partitions); since the decisions are a step of their own (decide_step.py), 15 for the decide step
+and 4 for the write at 40 documents as at 171,832. Both paths make the same choices: the tests
+compare their output bytes.
 """
 
 from __future__ import annotations
@@ -64,14 +66,16 @@ def signatures(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None, car
     return signed.unionByName(published)
 
 
-def dedup_decisions(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None = None) -> tuple[DataFrame, DataFrame]:
-    """docs -> (docs, verdicts). `docs` comes back with the text the chain leaves (the paragraph
-    method rewrites it); verdicts has one row (VERDICT_SCHEMA) per document dropped or standing for
-    dropped ones: kept_id the document finally kept (null for a document no other stands for), note
-    the reject detail when it is not the kept id, and the cluster, named by its smallest id; a
-    document without a row is kept, alone in its cluster. With an index (id, exact_hash, signature,
-    simhash), published documents join every method as members that always win the keep rule and
-    are never written."""
+def dedup_decisions(
+    docs: DataFrame, dedup: DedupConfig, index: DataFrame | None = None
+) -> tuple[DataFrame, DataFrame | None]:
+    """docs -> (verdicts, changes). Verdicts has one row (VERDICT_SCHEMA) per document dropped or
+    standing for dropped ones: kept_id the document finally kept (null for a document no other
+    stands for), note the reject detail when it is not the kept id, and the cluster, named by its
+    smallest id; a document without a row is kept, alone in its cluster. Changes: the paragraph
+    method's cleaning of each document it rewrote (paragraph_job.CHANGE_SCHEMA; None without that
+    method). With an index (id, exact_hash, signature, simhash), published documents join every
+    method as members that always win the keep rule and are never written."""
     order, carried = decision_order(dedup, docs.columns, with_index=index is not None)
     signed = signatures(docs, dedup, index, carried).localCheckpoint()
     published = signed.where(F.col(IN_INDEX)).select("id") if index is not None else None
@@ -85,13 +89,13 @@ def _spark_decisions(
     order,
     published: DataFrame | None,
     sign: Callable[[DataFrame], DataFrame],
-) -> tuple[DataFrame, DataFrame]:
+) -> tuple[DataFrame, DataFrame | None]:
     """The chain as Spark jobs: every method's drops materialized before the next method runs."""
     keys = signed.select(*dict.fromkeys(column for column, _ in order))
-    survivors, founds = signed, []
+    survivors, founds, changes = signed, [], None
     for method in dedup.methods:
         if method == "paragraph":
-            docs, found = remove_repeated_paragraphs(docs, survivors.select("id"), dedup.paragraph)
+            docs, found, changes = remove_repeated_paragraphs(docs, survivors.select("id"), dedup.paragraph)
             remaining = docs.join(survivors.select("id"), "id", "left_semi").join(found.select("id"), "id", "left_anti")
             survivors = sign(remaining).localCheckpoint()
         else:
@@ -109,7 +113,7 @@ def _spark_decisions(
         found = found.localCheckpoint()
         founds.append(found)
         survivors = survivors.join(found.select("id"), "id", "left_anti")
-    return docs, cluster_verdict_frame(founds, published)
+    return cluster_verdict_frame(founds, published), changes
 
 
 def _semantic_on_driver(survivors: DataFrame, dedup: DedupConfig, order) -> DataFrame:

@@ -8,6 +8,7 @@ document's paragraphs, never the corpus); only documents holding such a paragrap
 
 from __future__ import annotations
 
+import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -33,11 +34,25 @@ def repeated_paragraphs(docs: DataFrame, min_documents: int) -> DataFrame:
     return flagged.groupBy("id").agg(F.array_sort(F.collect_list("paragraph_hash")).alias("repeated"))
 
 
+# A document's paragraph cleaning (remove_repeated_paragraphs): what the decide step writes for the
+# documents it cleaned, and the write step puts back (spark_job.py).
+CHANGE_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("cleaned_text", pa.string()),
+        ("reject_detail", pa.string()),
+        (PARAGRAPHS_REMOVED, pa.int64()),
+        (CHARACTERS_REMOVED, pa.int64()),
+    ]
+)
+
+
 def remove_repeated_paragraphs(
     docs: DataFrame, candidates: DataFrame, config: ParagraphDedupConfig
-) -> tuple[DataFrame, DataFrame]:
+) -> tuple[DataFrame, DataFrame, DataFrame]:
     """docs (every column), candidates(id): the documents still in the chain ->
-    (docs with the cleaned text and the hidden count columns, rejected (id, kept_id, reason, note)).
+    (docs with the cleaned text and the hidden count columns, rejected (id, kept_id, reason, note),
+    the changes (CHANGE_SCHEMA) that made the first from `docs`).
 
     Only candidates are counted and cleaned; a rejected document keeps its original text, so the
     `_rejected/` row shows what was removed."""
@@ -64,7 +79,13 @@ def remove_repeated_paragraphs(
         F.col("paragraphs_removed").alias(PARAGRAPHS_REMOVED),
         F.col("characters_removed").alias(CHARACTERS_REMOVED),
     )
+    return apply_paragraph_changes(docs, changes), rejected, changes
+
+
+def apply_paragraph_changes(docs: DataFrame, changes: DataFrame) -> DataFrame:
+    """docs with the cleaned text of each document `changes` (CHANGE_SCHEMA) cleaned and kept, and
+    the hidden count columns (null for a document not cleaned)."""
     keep_cleaned = F.col("cleaned_text").isNotNull() & F.col("reject_detail").isNull()
     rewritten = docs.join(changes, "id", "left")
     rewritten = rewritten.withColumn("text", F.when(keep_cleaned, F.col("cleaned_text")).otherwise(F.col("text")))
-    return rewritten.drop("cleaned_text", "reject_detail"), rejected
+    return rewritten.drop("cleaned_text", "reject_detail")

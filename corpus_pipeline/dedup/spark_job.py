@@ -1,6 +1,10 @@
-"""The dedup decisions on Spark: signatures, per-method decisions, clusters, and the tasks that
-write them into the stage's work directory (bucket_writer.py: parts, `_rejected/reason=<method>_duplicate/`,
-`_stats.json`); dedup/stage.py runs them through the engine's lifecycle.
+"""The dedup stage on Spark, in two steps that dedup/stage.py runs through the engine's lifecycle:
+
+- decide (decision_frame, a step of its own: decide_step.py): signatures, each method's drops, the
+  clusters, written as the verdicts of the duplicates (and the paragraph method's cleanings);
+- write (decided_documents, write_spark_buckets): every document joined with its verdict, written
+  into the stage's work directory (bucket_writer.py: parts, `_rejected/reason=<method>_duplicate/`,
+  `_stats.json`).
 
 Deterministic whatever the partitioning: every choice is a total order on ids, cluster ids are the
 smallest id of a cluster, and output part i holds the documents with hash(id) % n == i sorted by id,
@@ -17,15 +21,23 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN, fill_bucket
-from corpus_pipeline.dedup.chain import CLUSTER_FIELDS, ID_COLLISION, ID_COLLISION_DETAIL, DecisionColumns
+from corpus_pipeline.dedup.chain import (
+    CLUSTER_FIELDS,
+    ID_COLLISION,
+    ID_COLLISION_DETAIL,
+    VERDICT_SCHEMA,
+    DecisionColumns,
+)
 from corpus_pipeline.dedup.chain_job import dedup_decisions
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.index import read_index
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
+from corpus_pipeline.dedup.paragraph_job import CHANGE_SCHEMA, apply_paragraph_changes
 from corpus_pipeline.dedup.repeats import SAME_TEXT, split_repeats
 from corpus_pipeline.engine.whole_corpus import commit_buckets, read_parts
 from corpus_pipeline.storage import Storage
+from corpus_pipeline.storage.locations import Location
 
 _REASON, _KEPT = DecisionColumns.reason, DecisionColumns.kept_id
 _COLLISION_BEFORE, _, _COLLISION_AFTER = ID_COLLISION_DETAIL.partition("{id}")
@@ -56,22 +68,50 @@ def with_source_rank(docs: DataFrame, priority: list[str]) -> DataFrame:
     return docs.withColumn(SOURCE_RANK, rank)
 
 
-def decided_documents(
+def decision_frame(
     spark,
     parts: list[Path | str],
     input_schema: pa.Schema,
     dedup: DedupConfig,
     index_dir: Path | None,
     storage: Storage,
-) -> tuple[DataFrame, DecisionColumns]:
-    """Every document of `parts` (local or `s3://`, read through `storage`) with its decision and
-    cluster columns (and, with `index_dir`, decided against every published snapshot too)."""
-    clusters = {field.name for field in CLUSTER_FIELDS}  # decided again here
-    columns = [name for name in input_schema.names if name not in clusters]
-    docs = read_parts(spark, [str(part) for part in parts], input_schema, storage, columns)
+) -> DataFrame:
+    """The decide step's rows (decision_schema): the verdict of every document of `parts` that has
+    one (decided against every published snapshot too, with `index_dir`) and, with the paragraph
+    method, the cleaning of every document it rewrote; a document with neither is kept, unchanged,
+    alone in its cluster. Duplicates and cleaned documents only: never the corpus."""
+    docs = read_parts(spark, [str(part) for part in parts], input_schema, storage, _document_columns(input_schema))
     docs = with_source_rank(docs, dedup.source_priority)
     index = read_index(index_dir, dedup, spark, storage) if index_dir is not None else None
+    verdicts, changes = dedup_decisions(split_repeats(docs)[0], dedup, index)
+    return verdicts if changes is None else verdicts.join(changes, "id", "full")
+
+
+def decision_schema(dedup: DedupConfig) -> pa.Schema:
+    """The decide step's columns: VERDICT_SCHEMA's, and CHANGE_SCHEMA's with the paragraph method."""
+    if "paragraph" not in dedup.methods:
+        return VERDICT_SCHEMA
+    return pa.schema([*VERDICT_SCHEMA, *(field for field in CHANGE_SCHEMA if field.name != "id")])
+
+
+def decided_documents(
+    spark,
+    parts: list[Path | str],
+    input_schema: pa.Schema,
+    decisions: list[Location],
+    dedup: DedupConfig,
+    storage: Storage,
+) -> tuple[DataFrame, DecisionColumns]:
+    """Every document of `parts` with its decision and cluster columns, from the decide step's
+    `decisions` parts (decision_frame): the write step's rows."""
+    docs = read_parts(spark, [str(part) for part in parts], input_schema, storage, _document_columns(input_schema))
     docs, repeats = split_repeats(docs)
+    decided = read_parts(spark, [str(part) for part in decisions], decision_schema(dedup), storage)
+    if "paragraph" in dedup.methods:
+        cleaned = F.col(DecisionColumns.paragraphs).isNotNull()  # set on every row the method cleaned
+        changes = decided.where(cleaned).select(*CHANGE_SCHEMA.names)
+        docs = apply_paragraph_changes(docs, changes)
+    verdicts = decided.where(F.col("dup_cluster_id").isNotNull()).select(*VERDICT_SCHEMA.names)
     repeats = repeats.select(
         "*",
         # Another text under a kept id is no duplicate of it: its own reason, detail naming the id.
@@ -83,8 +123,12 @@ def decided_documents(
         F.lit(None).cast("long").alias("dup_cluster_size"),
     )
     repeats = repeats.drop(SAME_TEXT)
-    decided = _clustered(*dedup_decisions(docs, dedup, index)).unionByName(repeats, allowMissingColumns=True)
-    return decided, DecisionColumns()
+    return _clustered(docs, verdicts).unionByName(repeats, allowMissingColumns=True), DecisionColumns()
+
+
+def _document_columns(input_schema: pa.Schema) -> list[str]:
+    clusters = {field.name for field in CLUSTER_FIELDS}  # decided again here
+    return [name for name in input_schema.names if name not in clusters]
 
 
 def write_spark_buckets(

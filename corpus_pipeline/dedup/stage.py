@@ -28,10 +28,14 @@ from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN
 from corpus_pipeline.engine.config import EngineConfig
-from corpus_pipeline.engine.whole_corpus import Executor, GlobalStage, input_parts
+from corpus_pipeline.engine.whole_corpus import Executor, GlobalStage, SubStep, input_parts, run_steps, spark_step
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import Location, location
 from corpus_pipeline.storage.parquet import parquet_schema
+
+
+def inputs_of(input_dir: Location | list[Location]) -> list[Location]:
+    return input_dir if isinstance(input_dir, list) else [input_dir]
 
 
 class DedupStage(GlobalStage):
@@ -62,7 +66,7 @@ class DedupStage(GlobalStage):
 
     def run(self, input_dir: Location | list[Location], work, executor: Executor) -> dict:
         storage = work.storage
-        inputs = [input_parts(path, storage) for path in (input_dir if isinstance(input_dir, list) else [input_dir])]
+        inputs = [input_parts(path, storage) for path in inputs_of(input_dir)]
         parts = [part for listed in inputs for part in listed]
         if not parts:
             return {}
@@ -90,9 +94,20 @@ class DedupStage(GlobalStage):
             parts, size, input_schema, schema, self.config, self.index, target, self.memory_mb, storage
         ):
             return {}
+        return self._run_on_spark(inputs_of(input_dir), parts, (input_schema, schema), buckets, work, executor)
+
+    def _run_on_spark(self, input_dirs, parts, schemas, buckets: int, work, executor: Executor) -> dict:
+        """Two steps: decide (materialized, decide_step.py), then write every document with its verdict."""
+        from corpus_pipeline.dedup.decide_step import DecideStep
         from corpus_pipeline.dedup.spark_job import decided_documents, write_spark_buckets
 
-        session = executor.session()
-        decided, columns = decided_documents(session, parts, input_schema, self.config, self.index, storage=storage)
-        write_spark_buckets(decided, columns, schema, work.task_target, buckets, storage)
-        return {}
+        (input_schema, schema), storage = schemas, work.storage
+        decide = DecideStep(self.config, input_schema, self.index, buckets, self.storage)
+        reports = run_steps(self.name, [SubStep("decide", decide)], input_dirs, work, executor)
+        with spark_step(executor, f"{self.name} › write") as write:
+            decisions = input_parts(reports["decide"].output, storage)
+            session = executor.session()
+            decided, columns = decided_documents(session, parts, input_schema, decisions, self.config, storage)
+            write_spark_buckets(decided, columns, schema, work.task_target, buckets, storage)
+        reports["write"] = write
+        return {"steps": {name: report.facts() for name, report in reports.items()}}

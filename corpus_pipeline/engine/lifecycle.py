@@ -257,6 +257,7 @@ def run_global(
             if not stage_dir.has_committed_tasks():
                 stage_dir.abandon(work)
             raise
+        work.drop_steps()  # its steps' outputs (engine/sub_steps.py) were read; they are not part of it
         local = work.local_dir(stage.name) if stage_dir.tasks_share_work or stage.uses_local_dir else None
         if local is not None:
             settle_committed(stage.name, local)

@@ -40,12 +40,18 @@ from corpus_pipeline.engine.store.task_output import (
     settle_committed,
     task_done,
 )
+from corpus_pipeline.engine.sub_steps import StepReport, SubStep, run_steps, spark_step
 
 __all__ = [
     # the contract: a stage the lifecycle runs, the executor it is given, a stage it runs itself
     "Executor",
     "GlobalStage",
     "run_global",
+    # a stage of many Spark jobs in materialized steps, each labelled, timed and resumable
+    "SubStep",
+    "StepReport",
+    "run_steps",
+    "spark_step",
     # the stage directories it reads: their parts, manifest and files
     "MissingInputError",
     "input_parts",

@@ -9,5 +9,7 @@ REJECTED_DIR = "_rejected"
 ATTEMPTS_DIR = "_attempts"
 COMMITTED_DIR = "_committed"
 WORK = "_work"  # an object-store stage's commit area (engine/store/object_stage.py)
+# A global stage's materialized steps (engine/sub_steps.py), in its work area until it completes.
+STEPS_DIR = "_steps"
 WORK_OWNER = "_work_owner.json"  # in a local work directory until its _SUCCESS: which output made it
 RUN_RECORD = "run_record.json"  # what `run` did, at the top of its run directory (pipeline/record.py)

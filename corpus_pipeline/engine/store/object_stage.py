@@ -38,6 +38,7 @@ from corpus_pipeline.engine.store.layout import (
     KEPT_HERE,
     STATS_DIR,
     STATS_FILE,
+    STEPS_DIR,
     SUCCESS,
     WORK,
 )
@@ -170,8 +171,9 @@ class ObjectStageDir(OutputClaim):
             work.close()
 
     def has_committed_tasks(self) -> bool:
-        """Whether a rerun could reuse work of this attempt: a commit record in its area."""
-        return bool(self.storage.list_under(join(self.work, TASKS)))
+        """Whether a rerun could reuse work of this attempt: a commit record in its area, or a step
+        begun (engine/sub_steps.py)."""
+        return any(self.storage.list_under(join(self.work, folder)) for folder in (TASKS, STEPS_DIR))
 
     # What the lifecycle asks of a placement (StageDir answers the same calls).
     tasks_share_work = False  # tasks commit records; their files are uploaded, never shared
@@ -349,6 +351,13 @@ class ObjectWork:
     def local_dir(self, stage: str) -> Path:
         """The directory a stage's tasks share while it runs: the scratch directory."""
         return self.driver_dir
+
+    def step_output(self, name: str) -> str:
+        """In the commit area, where every executor reads it and the commit's cleanup removes it."""
+        return join(self.task_target, f"{STEPS_DIR}/{name}")
+
+    def drop_steps(self) -> None:
+        self.storage.delete_prefix(join(self.task_target, STEPS_DIR))
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)

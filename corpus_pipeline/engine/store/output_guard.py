@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from corpus_pipeline.engine.store.layout import SUCCESS, WORK, WORK_OWNER
+from corpus_pipeline.engine.store.layout import STEPS_DIR, SUCCESS, WORK, WORK_OWNER
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.errors import OutputRefusedError
 from corpus_pipeline.storage.locations import absolute
@@ -40,8 +40,14 @@ def read_marker(output: str, storage: Storage) -> dict | None:
 
 
 def named_by_work_area(base: str, relative: list[str], storage: Storage) -> set[str]:
-    """The objects the commit records and attempt intents under `_work/` name (store outputs)."""
-    records = [name for name in relative if name.startswith(f"{WORK}/") and name.endswith(".json")]
+    """The objects the commit records and attempt intents under `_work/` name (store outputs). A
+    step's output in the commit area (`_work/<fingerprint16>/_steps/<name>/`, engine/sub_steps.py)
+    is a stage directory of its own, whose records name keys under it: never read as ours here."""
+    records = [
+        name
+        for name in relative
+        if name.startswith(f"{WORK}/") and name.endswith(".json") and name.split("/")[2:3] != [STEPS_DIR]
+    ]
     named: set[str] = set()
     for data in storage.read_many([base + name for name in records]):
         try:

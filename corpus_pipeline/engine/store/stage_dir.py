@@ -30,6 +30,7 @@ from corpus_pipeline.engine.store.layout import (
     KEPT_HERE,
     STATS_DIR,
     STATS_FILE,
+    STEPS_DIR,
     SUCCESS,
     WORK_OWNER,
 )
@@ -204,8 +205,9 @@ class StageDir(OutputClaim):
             shutil.rmtree(self.work, ignore_errors=True)
 
     def has_committed_tasks(self) -> bool:
-        """Whether a rerun could reuse work of this attempt: a task committed or distributed."""
-        return any(any((self.work / folder).glob("*")) for folder in (COMMITTED_DIR, STATS_DIR))
+        """Whether a rerun could reuse work of this attempt: a task committed or distributed, or a
+        step begun (engine/sub_steps.py)."""
+        return any(any((self.work / folder).glob("*")) for folder in (COMMITTED_DIR, STATS_DIR, STEPS_DIR))
 
     # What the lifecycle asks of a placement (ObjectStageDir answers the same calls).
     tasks_share_work = True  # a global stage's tasks commit into the work directory itself
@@ -348,6 +350,12 @@ class LocalWork:
 
     def local_dir(self, stage: str) -> Path:
         return self.directory
+
+    def step_output(self, name: str) -> Path:
+        return self.directory / STEPS_DIR / name
+
+    def drop_steps(self) -> None:
+        shutil.rmtree(self.directory / STEPS_DIR, ignore_errors=True)
 
     def close(self) -> None:
         """Nothing to remove: the work directory is published whole."""

@@ -34,6 +34,14 @@ class StageWork(Protocol):
 
     def local_dir(self, stage: str) -> Path: ...
 
+    def step_output(self, name: str) -> Location:
+        """Where the stage's step `name` (engine/sub_steps.py) publishes, inside the work area."""
+        ...
+
+    def drop_steps(self) -> None:
+        """Remove every step's output: the stage has completed, and they are not part of it."""
+        ...
+
     def close(self) -> None: ...
 
 

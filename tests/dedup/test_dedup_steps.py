@@ -101,3 +101,19 @@ def test_in_a_bucket_the_steps_write_under_the_commit_area_and_leave_nothing(spa
         if name.endswith(".parquet"):
             assert storage.read_bytes(str(remote_files[name])) == where.read_bytes(), name
     assert result.stats.dropped == local.stats.dropped
+
+
+def test_in_a_bucket_a_write_that_dies_is_rerun_from_the_finished_decide_step(spark, s3_server, bucket, tmp_path):
+    source = write_documents_stage(_documents(seed=10), tmp_path / "in", parts=2)
+    remote, storage = f"s3://{bucket}/dedup", Storage()
+    with executor_environment(spark, s3_server.environment()), decided_by_spark_jobs():
+        with mock.patch.object(spark_job, "write_spark_buckets", side_effect=RuntimeError("the write died")):
+            with pytest.raises(RuntimeError, match="the write died"):
+                run_stage("dedup", source, remote, _config(), SparkExecutor(spark))
+        kept = [uri for uri in storage.list_under(f"{remote}/{WORK}") if uri.endswith(f"{STEPS_DIR}/decide/_SUCCESS")]
+        assert kept, "the decide step was lost"
+        rerun = run_stage("dedup", source, remote, _config(), SparkExecutor(spark))
+    steps = json.loads(storage.read_bytes(f"{remote}/_SUCCESS"))["steps"]
+    assert steps["decide"]["reused"] and not steps["write"]["reused"]
+    assert not storage.list_under(f"{remote}/{WORK}")
+    assert rerun.stats.dropped == run_dedup_without_spark(source, tmp_path / "local", _config()).stats.dropped

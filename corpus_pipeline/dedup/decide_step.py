@@ -5,39 +5,39 @@ from the signatures of every document, and the decide step's jobs are labelled a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
 
-from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.engine.whole_corpus import Executor, GlobalStage, input_parts, write_parts
-from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import Location
+
+if TYPE_CHECKING:
+    from corpus_pipeline.dedup.stage import DedupStage
 
 
 class DecideStep(GlobalStage):
     name = "dedup-decide"
 
-    def __init__(
-        self, config: DedupConfig, input_schema: pa.Schema, index: Location | None, parts: int, storage: Storage
-    ):
-        self.config, self.input_schema, self.index, self.storage = config, input_schema, index, storage
+    def __init__(self, dedup: DedupStage, input_schema: pa.Schema, parts: int):
+        self.dedup, self.input_schema = dedup, input_schema
         self.parts = parts  # of its output: dedup's own part count, so no part grows with the corpus
 
+    # What decides the verdicts is what decides dedup's output: its config, its index.
     def config_fingerprint(self) -> str:
-        return repr(self.config)
+        return self.dedup.config_fingerprint()
 
     def input_identity(self, executor: Executor) -> list[str]:
-        from corpus_pipeline.dedup.index import index_identity
-
-        return index_identity(self.index, self.storage)
+        return self.dedup.input_identity(executor)
 
     def inputs(self) -> list[Location]:
-        return [self.index] if self.index is not None else []
+        return self.dedup.inputs()
 
     def run(self, input_dir: list[Location], work, executor: Executor) -> dict:
         from corpus_pipeline.dedup.spark_job import decision_frame, decision_schema
 
-        storage = work.storage
+        storage, config = work.storage, self.dedup.config
         parts = [part for path in input_dir for part in input_parts(path, storage)]
-        decisions = decision_frame(executor.session(), parts, self.input_schema, self.config, self.index, storage)
-        write_parts(decisions, work.task_target, self.name, decision_schema(self.config), self.parts, storage)
+        decisions = decision_frame(executor.session(), parts, self.input_schema, config, self.dedup.index, storage)
+        write_parts(decisions, work.task_target, self.name, decision_schema(config), self.parts, storage)
         return {}

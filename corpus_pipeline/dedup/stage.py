@@ -102,7 +102,7 @@ class DedupStage(GlobalStage):
         from corpus_pipeline.dedup.spark_job import decided_documents, write_spark_buckets
 
         (input_schema, schema), storage = schemas, work.storage
-        decide = DecideStep(self.config, input_schema, self.index, buckets, self.storage)
+        decide = DecideStep(self, input_schema, buckets)
         reports = run_steps(self.name, [SubStep("decide", decide)], input_dirs, work, executor)
         with spark_step(executor, f"{self.name} › write") as write:
             decisions = input_parts(reports["decide"].output, storage)

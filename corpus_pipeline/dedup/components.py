@@ -17,7 +17,8 @@ from collections.abc import Iterator
 import pyarrow as pa
 from pyspark.sql import DataFrame
 
-from corpus_pipeline.dedup.small_decisions import components
+from corpus_pipeline.dedup.id_codes import SortedIds, taken
+from corpus_pipeline.dedup.union_find import edge_components
 from corpus_pipeline.engine.whole_corpus import spark_schema
 
 COMPONENT_SCHEMA = pa.schema([("id", pa.string()), ("component", pa.string())])
@@ -26,18 +27,17 @@ _BATCH_ROWS = 65_536
 
 
 def _component_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Every (src, dst) batch of the one partition -> (id, component) for every node on an edge."""
-    edges = (
-        pair
-        for batch in batches
-        for pair in zip(batch.column("src").to_pylist(), batch.column("dst").to_pylist(), strict=True)
-    )
-    labelled = list(components(edges).items())
-    for start in range(0, len(labelled), _BATCH_ROWS):
-        chunk = labelled[start : start + _BATCH_ROWS]
+    """Every (src, dst) batch of the one partition -> (id, component) for every node on an edge,
+    by id."""
+    ids = SortedIds(columns=2)
+    for batch in batches:
+        ids.add(batch.column("src"), batch.column("dst"))
+    names, (first, second) = ids.sorted()
+    nodes, labels = edge_components(first, second, len(names))
+    for start in range(0, len(nodes), _BATCH_ROWS):
+        part = slice(start, start + _BATCH_ROWS)
         yield pa.RecordBatch.from_arrays(
-            [pa.array([node for node, _ in chunk], pa.string()), pa.array([label for _, label in chunk], pa.string())],
-            schema=COMPONENT_SCHEMA,
+            [taken(names, nodes[part]), taken(names, labels[part])], schema=COMPONENT_SCHEMA
         )
 
 

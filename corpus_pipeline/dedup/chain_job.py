@@ -174,11 +174,11 @@ def _verdict_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBat
         rows = deciding[members[part]]
         kept_codes = final[members[part]]
         columns = [
-            taken(names, members[part]),
-            taken(names, np.where(kept_codes >= 0, kept_codes, NO_ID)),
+            names.taken(members[part]),
+            names.taken(np.where(kept_codes >= 0, kept_codes, NO_ID)),
             taken(reason_values, np.where(rows >= 0, reason_codes[rows], NO_ID)),
             taken(note_values, np.where(rows >= 0, note_codes[rows], NO_ID)),
-            taken(names, clusters[part]),
+            names.taken(clusters[part]),
             pa.array(sizes[part], pa.int64()),
         ]
         yield pa.RecordBatch.from_arrays(columns, schema=VERDICT_SCHEMA)

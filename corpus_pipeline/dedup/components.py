@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pyarrow as pa
 from pyspark.sql import DataFrame
 
-from corpus_pipeline.dedup.id_codes import SortedIds, taken
+from corpus_pipeline.dedup.id_codes import SortedIds
 from corpus_pipeline.dedup.union_find import edge_components
 from corpus_pipeline.engine.whole_corpus import spark_schema
 
@@ -36,9 +36,7 @@ def _component_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordB
     nodes, labels = edge_components(first, second, len(names))
     for start in range(0, len(nodes), _BATCH_ROWS):
         part = slice(start, start + _BATCH_ROWS)
-        yield pa.RecordBatch.from_arrays(
-            [taken(names, nodes[part]), taken(names, labels[part])], schema=COMPONENT_SCHEMA
-        )
+        yield pa.RecordBatch.from_arrays([names.taken(nodes[part]), names.taken(labels[part])], schema=COMPONENT_SCHEMA)
 
 
 def connected_components(edges: DataFrame) -> DataFrame:

@@ -27,53 +27,97 @@ def dictionary_codes(arrays: list[pa.Array]) -> tuple[pa.Array, list[np.ndarray]
     return dictionary, [chunk.indices.fill_null(NO_ID).to_numpy() for chunk in encoded.chunks]
 
 
-class SortedIds:
-    """String id columns, added batch by batch, -> codes into their distinct ids in sorted order.
+# Ids (repeats included) whose batches are encoded together into one chunk of distinct ids: a
+# chunk is one take when ids are read back, and the pending batches' strings, ~16 MB at 64 bytes
+# an id, are the only copy made while batches arrive.
+_CHUNK_IDS = 1 << 18
+# Ids read back at a time while looking for runs of equal ones in sorted order.
+_WINDOW = 1 << 16
 
-    A batch keeps only its own distinct ids and their int32 codes, so an id repeated in a batch
-    (a kept document with several duplicates, a star's centre) is held once, and the batch's
-    string columns can go as soon as it is added."""
+
+class SortedIds:
+    """String id columns, added batch by batch, -> int32 codes into their distinct ids in sorted
+    order, the ids held once: each group of batches keeps its own distinct ids (an id repeated in
+    it, a kept document with several duplicates, a star's centre, once), the batches' string
+    columns go, and the sort orders positions in those groups, not a copy of the strings."""
 
     def __init__(self, columns: int) -> None:
         self._columns = columns
-        self._distinct: list[pa.Array] = []  # per batch
-        self._codes: list[list[np.ndarray]] = []  # per batch: each column's codes into its distinct ids
+        self._pending: list[pa.Array] = []  # id columns not yet encoded, batch after batch
+        self._pending_ids = 0
+        self._chunks: list[pa.Array] = []  # each group's distinct ids
+        self._codes: list[tuple[int, np.ndarray]] = []  # per column of a batch: (its group, codes in it)
 
     def add(self, *columns: pa.Array) -> None:
         if len(columns) != self._columns:
             raise ValueError(f"{len(columns)} id columns where {self._columns} were declared")
-        distinct, codes = dictionary_codes(list(columns))
-        self._distinct.append(distinct)
-        self._codes.append(codes)
+        self._pending.extend(columns)
+        self._pending_ids += sum(len(column) for column in columns)
+        if self._pending_ids >= _CHUNK_IDS:
+            self._encode_pending()
 
-    def sorted(self) -> tuple[pa.Array, list[np.ndarray]]:
-        """(every distinct id, sorted; each column's int32 codes into them over all batches, in the
-        order the batches came, NO_ID for a null).
+    def _encode_pending(self) -> None:
+        distinct, codes = dictionary_codes(self._pending)
+        self._codes.extend((len(self._chunks), local) for local in codes)
+        self._chunks.append(distinct)
+        self._pending, self._pending_ids = [], 0
 
-        By sorting, not hashing: the batches' distinct ids in one array, then sorted, then each
-        run of equal ids kept once, so at most two copies of the ids are alive at a time (a hash
-        table over them would be a third)."""
-        sizes = [len(distinct) for distinct in self._distinct]
-        everything = pa.concat_arrays(self._distinct) if self._distinct else pa.array([], pa.string())
-        self._distinct = []
-        order = pc.sort_indices(everything)
-        ordered = everything.take(order)
-        del everything
-        starts = np.ones(len(ordered), dtype=bool)  # where a run of equal ids starts
-        if len(ordered) > 1:
-            equal = pc.equal(ordered.slice(1), ordered.slice(0, len(ordered) - 1))
-            starts[1:] = ~equal.to_numpy(zero_copy_only=False)
-        code = np.empty(len(ordered), dtype=np.int32)  # per batch's distinct id, in batch order
-        code[order.to_numpy()] = np.cumsum(starts, dtype=np.int32) - 1
-        names = ordered.filter(pa.array(starts))
-        del ordered, order
+    def sorted(self) -> tuple[IdNames, list[np.ndarray]]:
+        """(every distinct id, in sorted order; each column's int32 codes into them over all
+        batches, in the order the batches came, NO_ID for a null)."""
+        if self._pending:
+            self._encode_pending()
+        chunks, starts = self._chunks, np.cumsum([0, *(len(chunk) for chunk in self._chunks)])
+        order = pc.sort_indices(pa.chunked_array(chunks, pa.string())).to_numpy().astype(np.int64)  # no concatenation
+        first_of_run = np.ones(len(order), dtype=bool)
+        for window in range(0, len(order), _WINDOW):
+            low = max(window - 1, 0)  # one back: a run may start at the window's first id
+            ids = _gathered(chunks, starts, order[low : window + _WINDOW])
+            equal = pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)).to_numpy(zero_copy_only=False)
+            first_of_run[low + 1 : low + len(ids)] = ~equal
+        code = np.empty(len(order), dtype=np.int32)  # of each position in the chunks
+        code[order] = np.cumsum(first_of_run, dtype=np.int32) - 1
+        names = IdNames(chunks, starts, order[first_of_run])
         columns: list[list[np.ndarray]] = [[] for _ in range(self._columns)]
-        for end, size, codes in zip(np.cumsum(sizes), sizes, self._codes, strict=True):
-            ranked = np.append(code[end - size : end], NO_ID)  # NO_ID picks the appended NO_ID
-            for column, local in zip(columns, codes, strict=True):
-                column.append(ranked[local])
-        self._codes = []
+        for number, (chunk, local) in enumerate(self._codes):
+            ranked = np.append(code[starts[chunk] : starts[chunk + 1]], NO_ID)  # NO_ID picks the appended one
+            columns[number % self._columns].append(ranked[local])
+        self._chunks, self._codes = [], []
         return names, [np.concatenate(parts) if parts else np.empty(0, np.int32) for parts in columns]
+
+
+class IdNames:
+    """The distinct ids in code order, read where SortedIds' chunks hold them."""
+
+    def __init__(self, chunks: list[pa.Array], starts: np.ndarray, positions: np.ndarray) -> None:
+        self._chunks, self._starts, self._positions = chunks, starts, positions
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def taken(self, codes: np.ndarray) -> pa.Array:
+        """The ids of `codes`, null where a code is NO_ID."""
+        missing = codes == NO_ID
+        positions = np.zeros(len(codes), dtype=np.int64)
+        positions[~missing] = self._positions[codes[~missing]]
+        return _gathered(self._chunks, self._starts, positions, missing)
+
+
+def _gathered(chunks: list[pa.Array], starts: np.ndarray, positions: np.ndarray, missing=None) -> pa.Array:
+    """The strings at `positions` of the chunks laid end to end (`starts`: where each begins), null
+    where `missing`: one take a chunk, then one to put them back in order."""
+    chunk = np.searchsorted(starts, positions, side="right") - 1
+    by_chunk = np.argsort(chunk, kind="stable")
+    bounds = np.searchsorted(chunk[by_chunk], np.arange(len(chunks) + 1))
+    parts = [
+        chunks[number].take(pa.array(positions[by_chunk[bounds[number] : bounds[number + 1]]] - starts[number]))
+        for number in range(len(chunks))
+        if bounds[number + 1] > bounds[number]
+    ]
+    grouped = pa.concat_arrays(parts) if parts else pa.array([], pa.string())
+    back = np.empty(len(positions), dtype=np.int64)
+    back[by_chunk] = np.arange(len(positions))
+    return grouped.take(pa.array(back, mask=missing))
 
 
 def taken(names: pa.Array, codes: np.ndarray) -> pa.Array:

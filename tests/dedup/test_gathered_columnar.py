@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
+from corpus_pipeline.dedup import id_codes
 from corpus_pipeline.dedup.chain import VERDICT_SCHEMA, chained, cluster_verdicts
 from corpus_pipeline.dedup.chain_job import _KEPT_PUBLISHED, _METHOD, _verdict_batches
 from corpus_pipeline.dedup.components import COMPONENT_SCHEMA, _component_batches
@@ -20,6 +22,15 @@ from corpus_pipeline.dedup.small_decisions import components
 # two-byte é, a three-byte 日 and \uffff, a four-byte emoji above \uffff.
 LETTERS = ["a", "b", "Z", "0", "-", "é", "日", "\uffff", "\U0001f600"]
 SEEDS = range(12)
+
+
+@pytest.fixture(autouse=True, params=["one chunk", "many chunks and windows"])
+def _grouping(request, monkeypatch):
+    """The ids in one chunk read in one window (this file's inputs are small), or in chunks of 16
+    ids read 5 at a time, so that runs of equal ids cross chunks and windows."""
+    if request.param != "one chunk":
+        monkeypatch.setattr(id_codes, "_CHUNK_IDS", 16)
+        monkeypatch.setattr(id_codes, "_WINDOW", 5)
 
 
 def _ids(rng: random.Random, count: int, prefix: str = "") -> list[str]:
@@ -146,6 +157,6 @@ def test_sorted_ids_order_as_python_sorts_strings():
     ids.add(pa.array(["日", "b", None, "\U0001f600"]), pa.array(["Z", "é", "b", "\uffff"]))
     ids.add(pa.array(["a"]), pa.array([None], pa.string()))
     names, (first, second) = ids.sorted()
-    assert names.to_pylist() == sorted({"日", "b", "\U0001f600", "Z", "é", "\uffff", "a"})
-    decoded = [names[i].as_py() if i >= 0 else None for i in [*first, *second]]
+    assert names.taken(np.arange(len(names))).to_pylist() == sorted({"日", "b", "\U0001f600", "Z", "é", "\uffff", "a"})
+    decoded = names.taken(np.concatenate([first, second])).to_pylist()
     assert decoded == ["日", "b", None, "\U0001f600", "a", "Z", "é", "b", "\uffff", None]

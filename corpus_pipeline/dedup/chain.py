@@ -1,6 +1,7 @@
 """How the methods' drops combine into one decision per document, and the clusters they leave, on
-rows one process holds (small_decisions.py's path; chain_job.py does the same as Spark jobs), and
-the columns both paths add to every document.
+rows one process holds: as dicts on the driver path (driver_job.py), as int codes in the one task
+that gathers every method's drops on Spark (chain_job.py); and the columns both paths add to every
+document.
 
 A dropped document is {id: (kept_id, reason, note)}: kept_id the document finally kept in its place
 (null when none stands for it: paragraph removal emptied it), note the reject detail when it is not
@@ -87,7 +88,9 @@ def cluster_verdicts(dropped: Dropped, doc_ids: set[str]) -> list[dict]:
 
 
 # The same chain on int codes (id_codes.py), for the one task that gathers every method's drops
-# on Spark (chain_job.py): arrays of 4-8 bytes an id where the dicts above hold ~1.5 kB a verdict.
+# on Spark: arrays of 4-8 bytes an id where the dicts above took ~1.1 kB a verdict row. The driver
+# path keeps the dicts: it calls chained() between its methods and wants the verdicts as dicts.
+# tests/dedup/test_gathered_columnar.py holds the two to the same rows.
 NOT_DROPPED = -2  # chain_codes: an id no method dropped (NO_ID, -1: dropped, no kept document)
 
 
@@ -100,8 +103,8 @@ def chain_codes(doc: np.ndarray, kept: np.ndarray, method: np.ndarray, count: in
     deciding = np.full(count, -1, dtype=np.int64)
     for position in np.unique(method):
         rows = np.flatnonzero(method == position)
-        latest = _last_per_id(doc, rows)
-        moving = _last_per_id(doc, rows[kept[rows] != NO_ID])
+        latest = _last_per_id(doc, rows, count)
+        moving = _last_per_id(doc, rows[kept[rows] != NO_ID], count)
         moved = np.full(count, NO_ID, dtype=np.int32)
         moved[doc[moving]] = kept[moving]
         earlier = np.flatnonzero(final >= 0)
@@ -112,11 +115,11 @@ def chain_codes(doc: np.ndarray, kept: np.ndarray, method: np.ndarray, count: in
     return final, deciding
 
 
-def _last_per_id(doc: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def _last_per_id(doc: np.ndarray, rows: np.ndarray, count: int) -> np.ndarray:
     """`rows` (ascending), each id's last one only."""
-    backwards = rows[::-1]
-    _, first = np.unique(doc[backwards], return_index=True)
-    return backwards[first]
+    last = np.full(count, -1, dtype=np.int64)
+    np.maximum.at(last, doc[rows], rows)
+    return rows[last[doc[rows]] == rows]
 
 
 def cluster_codes(final: np.ndarray, standing: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -128,7 +131,7 @@ def cluster_codes(final: np.ndarray, standing: np.ndarray) -> tuple[np.ndarray, 
     stands_for_some = np.zeros(len(final), dtype=bool)
     stands_for_some[representative[dropped]] = True
     members = np.flatnonzero(dropped | (stands_for_some & standing)).astype(np.int32)
-    _, first, cluster, sizes = np.unique(
-        representative[members], return_index=True, return_inverse=True, return_counts=True
-    )
-    return members, members[first][cluster], sizes[cluster]  # members ascend: a cluster's first is its smallest
+    clusters = representative[members]
+    smallest = np.full(len(final), len(final), dtype=np.int32)
+    np.minimum.at(smallest, clusters, members)
+    return members, smallest[clusters], np.bincount(clusters, minlength=len(final))[clusters]

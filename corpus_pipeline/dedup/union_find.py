@@ -10,6 +10,11 @@ that round; one that only touches larger ones is hooked into by them, or their t
 smaller roots and it hooks in the round after: within two rounds every tree short of its whole
 component merges, so a component of n nodes takes at most 2·log2(n) + 1 rounds (1-3 on
 near-duplicate clusters). Edges inside one tree are dropped after each round.
+
+The driver path keeps its dict union-find (small_decisions.components): its edges are Python
+tuples and its caller wants a dict, and the trip through Arrow and back cost more CPU than the dicts
+(0.43 against 0.01 ms at 30 nodes, 352 against 274 ms at 300k). tests/dedup/test_gathered_columnar.py
+holds the two to the same labels.
 """
 
 from __future__ import annotations

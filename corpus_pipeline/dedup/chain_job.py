@@ -135,11 +135,10 @@ def cluster_verdict_frame(founds: list[DataFrame], published: DataFrame | None) 
     """chain.chained over each method's drops (id, kept_id, reason, note), in method order, then
     chain.cluster_verdicts, in one task: one shuffle whatever the input, where the same as joins
     and aggregations were 12 of the stage's 26 Spark jobs (10k documents). That task holds the
-    dropped documents' ids (duplicates only, as components.py's) as int codes (chain.chain_codes):
-    233 bytes a dropped document at 2M of them, where the driver path's dicts took 1.7 kB (28.9
-    against 5.0 CPU s). `published`: the ids of the
-    index's documents (None without an index), which stand for their drops but are no documents
-    of this run."""
+    dropped documents' ids (duplicates only, as components.py's), as int codes (chain.chain_codes):
+    233 bytes a dropped document and 5.0 CPU s at 2M of them, where dicts of Python strings took
+    1.7 kB and 28.9 s. `published`: the ids of the index's documents (None without an index),
+    which stand for their drops but are no documents of this run."""
     drops = [
         found.select("id", "kept_id", "reason", "note", F.lit(position).alias(_METHOD))
         for position, found in enumerate(founds)

@@ -17,6 +17,7 @@ from corpus_pipeline.dedup.chain_job import _KEPT_PUBLISHED, _METHOD, _verdict_b
 from corpus_pipeline.dedup.components import COMPONENT_SCHEMA, _component_batches
 from corpus_pipeline.dedup.id_codes import SortedIds
 from corpus_pipeline.dedup.small_decisions import components
+from corpus_pipeline.dedup.union_find import edge_components
 
 # Letters whose UTF-8 byte order must agree with Python's str order: ASCII upper before lower, a
 # two-byte é, a three-byte 日 and \uffff, a four-byte emoji above \uffff.
@@ -68,12 +69,9 @@ def test_gathered_components_equal_the_driver_union_find_in_id_order(seed):
         pa.RecordBatch.from_pydict({"src": [s for s, _ in part], "dst": [d for _, d in part]})
         for part in _split(edges, rng)
     ]
-    rows = [
-        (row["id"], row["component"])
-        for batch in _component_batches(iter(batches))
-        for row in batch.to_pylist()
-        if batch.schema == COMPONENT_SCHEMA
-    ]
+    out = list(_component_batches(iter(batches)))
+    assert all(batch.schema == COMPONENT_SCHEMA for batch in out)
+    rows = [(row["id"], row["component"]) for batch in out for row in batch.to_pylist()]
     assert rows == sorted(components(edges).items())
 
 
@@ -160,3 +158,10 @@ def test_sorted_ids_order_as_python_sorts_strings():
     assert names.taken(np.arange(len(names))).to_pylist() == sorted({"日", "b", "\U0001f600", "Z", "é", "\uffff", "a"})
     decoded = names.taken(np.concatenate([first, second])).to_pylist()
     assert decoded == ["日", "b", None, "\U0001f600", "a", "Z", "é", "b", "\uffff", None]
+
+
+def test_a_long_shuffled_path_and_a_loop_label_every_node_with_the_smallest_code():
+    path = np.random.default_rng(5).permutation(10_000).astype(np.int32)  # a path visiting the codes at random
+    first, second = np.append(path[:-1], 10_001), np.append(path[1:], 10_001)  # 10_001: on a loop only
+    nodes, labels = edge_components(first, second, 10_002)
+    assert nodes.tolist() == list(range(10_000)) and not labels.any()

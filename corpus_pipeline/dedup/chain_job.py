@@ -136,8 +136,8 @@ def cluster_verdict_frame(founds: list[DataFrame], published: DataFrame | None) 
     chain.cluster_verdicts, in one task: one shuffle whatever the input, where the same as joins
     and aggregations were 12 of the stage's 26 Spark jobs (10k documents). That task holds the
     dropped documents' ids (duplicates only, as components.py's), as int codes (chain.chain_codes):
-    233 bytes a dropped document and 5.0 CPU s at 2M of them, where dicts of Python strings took
-    1.7 kB and 28.9 s. `published`: the ids of the index's documents (None without an index),
+    ~230 bytes a dropped document and 4.7-4.9 CPU s at 2M of them, where dicts of Python strings
+    took 1.7 kB and 25-29 s. `published`: the ids of the index's documents (None without an index),
     which stand for their drops but are no documents of this run."""
     drops = [
         found.select("id", "kept_id", "reason", "note", F.lit(position).alias(_METHOD))

@@ -1,6 +1,7 @@
 """How the methods' drops combine into one decision per document, and the clusters they leave, on
-rows one process holds (small_decisions.py's path; chain_job.py does the same as Spark jobs), and
-the columns both paths add to every document.
+rows one process holds: as dicts on the driver path (driver_job.py), as int codes in the one task
+that gathers every method's drops on Spark (chain_job.py); and the columns both paths add to every
+document.
 
 A dropped document is {id: (kept_id, reason, note)}: kept_id the document finally kept in its place
 (null when none stands for it: paragraph removal emptied it), note the reject detail when it is not
@@ -13,8 +14,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 
+from corpus_pipeline.dedup.id_codes import NO_ID
 from corpus_pipeline.dedup.paragraph_batches import CHARACTERS_REMOVED, PARAGRAPHS_REMOVED
 
 # A row repeating a kept id with another text (two datasets numbering their records alike): its
@@ -82,3 +85,53 @@ def cluster_verdicts(dropped: Dropped, doc_ids: set[str]) -> list[dict]:
         values = (doc_id, kept, reason, note, min(cluster), len(cluster))
         rows.append(dict(zip(VERDICT_SCHEMA.names, values, strict=True)))
     return rows
+
+
+# The same chain on int codes (id_codes.py), for the one task that gathers every method's drops
+# on Spark: arrays of 4-8 bytes an id where the dicts above took ~1.1 kB a verdict row. The driver
+# path keeps the dicts: it calls chained() between its methods and wants the verdicts as dicts.
+# tests/dedup/test_gathered_columnar.py holds the two to the same rows.
+NOT_DROPPED = -2  # chain_codes: an id no method dropped (NO_ID, -1: dropped, no kept document)
+
+
+def chain_codes(doc: np.ndarray, kept: np.ndarray, method: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """chained() over every method's drops in method order, on codes in [0, count): drop row i
+    drops doc[i] for kept[i] (NO_ID: none) in method[i]. -> per code, the code of the document
+    finally kept in its place (NO_ID: none, NOT_DROPPED: not dropped) and the row that dropped it
+    (-1: none). An id twice in one method's drops: its last row stands, as a dict's update does."""
+    final = np.full(count, NOT_DROPPED, dtype=np.int32)
+    deciding = np.full(count, -1, dtype=np.int64)
+    for position in np.unique(method):
+        rows = np.flatnonzero(method == position)
+        latest = _last_per_id(doc, rows, count)
+        moving = _last_per_id(doc, rows[kept[rows] != NO_ID], count)
+        moved = np.full(count, NO_ID, dtype=np.int32)
+        moved[doc[moving]] = kept[moving]
+        earlier = np.flatnonzero(final >= 0)
+        onward = moved[final[earlier]]
+        final[earlier] = np.where(onward != NO_ID, onward, final[earlier])
+        final[doc[latest]] = kept[latest]
+        deciding[doc[latest]] = latest
+    return final, deciding
+
+
+def _last_per_id(doc: np.ndarray, rows: np.ndarray, count: int) -> np.ndarray:
+    """`rows` (ascending), each id's last one only."""
+    last = np.full(count, -1, dtype=np.int64)
+    np.maximum.at(last, doc[rows], rows)
+    return rows[last[doc[rows]] == rows]
+
+
+def cluster_codes(final: np.ndarray, standing: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """cluster_verdicts() on chain_codes' `final`, `standing` marking the codes of this run's
+    documents. -> (the codes with a verdict row, ascending: in id order; the smallest code of each
+    one's cluster; the cluster's size)."""
+    dropped = final != NOT_DROPPED
+    representative = np.where(final >= 0, final, np.arange(len(final), dtype=np.int32))
+    stands_for_some = np.zeros(len(final), dtype=bool)
+    stands_for_some[representative[dropped]] = True
+    members = np.flatnonzero(dropped | (stands_for_some & standing)).astype(np.int32)
+    clusters = representative[members]
+    smallest = np.full(len(final), len(final), dtype=np.int32)
+    np.minimum.at(smallest, clusters, members)
+    return members, smallest[clusters], np.bincount(clusters, minlength=len(final))[clusters]

@@ -125,6 +125,8 @@ def test_a_hanging_page_times_out_and_the_pages_around_it_are_extracted(tmp_path
         assert f"Page {i}." in rows[i][0]["text"] and "harbour authority" in rows[i][0]["text"]
     assert rows[1][1].detail == f"https://port.example/1-{HANG}: no result within {LIMIT} s"
     assert rows[1][0]["url"] == f"https://port.example/1-{HANG}" and rows[1][0]["text"] == ""
+    # the worker decodes the payload; a page whose answer never came is decoded here for its charset
+    assert [row["charset"] for row, _ in rows] == ["utf-8:default"] * 5
     assert elapsed < 2 * LIMIT + 3  # two limits, two forks, five small pages
     assert len(child_pids() - before) == 1  # the worker forked after the second timeout, kept
     close_shared_workers()
@@ -142,6 +144,7 @@ def test_an_error_or_a_crash_in_the_worker_is_extract_error_and_the_next_page_go
         ("extract_error", f"the worker process died (exit code -{signal.SIGKILL.value})"),
         None,
     ]
+    assert [row["charset"] for row, _ in rows] == ["utf-8:default"] * 3
     close_shared_workers()
     assert child_pids() == before
 

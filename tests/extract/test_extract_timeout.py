@@ -3,6 +3,7 @@ returns to Python, so no signal-based timeout could end it): only killing the wo
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import signal
@@ -190,6 +191,14 @@ def test_the_worker_dies_with_its_parent_even_mid_call(tmp_path):
             return
         time.sleep(0.05)
     pytest.fail(f"worker {worker_pid} outlived its killed parent")
+
+
+def test_the_worker_freezes_what_it_inherited_so_its_collector_never_walks_it():
+    from corpus_pipeline.extract.timed_worker import TimedWorker
+
+    with TimedWorker(gc.get_freeze_count) as worker:
+        assert worker.call(5) > 0
+    assert gc.get_freeze_count() == 0  # the parent's own collector is as it was
 
 
 def alive(pid: int) -> bool:

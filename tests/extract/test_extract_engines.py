@@ -104,22 +104,21 @@ CHINESE = "国务院总理在北京主持召开国务院常务会议，研究部
 
 def test_the_hybrid_calls_trafilatura_on_short_many_lined_comment_heavy_and_cjk_texts():
     article = " ".join([SENTENCE] * 6)
-    plain = "<title>River plan</title>"
-    assert not resiliparse_is_weak(plain, article)
-    assert resiliparse_is_weak(plain, article[: HYBRID_MIN_CHARS - 1])  # a fragment
+    assert not resiliparse_is_weak(article)
+    assert resiliparse_is_weak(article[: HYBRID_MIN_CHARS - 1])  # a fragment
     many = "\n".join([SENTENCE] * (HYBRID_MAX_LINES + 1))
-    assert resiliparse_is_weak(plain, many)  # many blocks
-    assert not resiliparse_is_weak(plain, many[: -len(SENTENCE) - 1])
-    assert resiliparse_is_weak("<title>国务院常务会议</title>", article)  # by the title
-    assert resiliparse_is_weak(plain, CHINESE * 10)  # by the text
+    assert resiliparse_is_weak(many)  # many blocks
+    assert not resiliparse_is_weak(many[: -len(SENTENCE) - 1])
+    assert resiliparse_is_weak(CHINESE * 10)  # by the text
     # a thread: without its comment sections the text keeps under COMMENTS_KEPT of its characters
     kept = int(COMMENTS_KEPT * len(article))
     assert comments_heavy(article, article[: kept - 1])
     assert not comments_heavy(article, article[: kept + 1])
 
 
-def test_the_hybrid_takes_the_text_without_comments_only_where_the_first_text_did_not_decide():
-    """A page that goes to trafilatura by its text with comments costs one resiliparse text, not two."""
+def test_the_hybrid_takes_each_resiliparse_text_only_where_the_checks_before_it_did_not_decide():
+    """A CJK title goes to trafilatura with no resiliparse text, a CJK text with one, an article
+    that stays with resiliparse takes both."""
     config = ExtractConfig(engine="hybrid")
     hybrid = HybridEngine(config)
     texts = []
@@ -132,6 +131,8 @@ def test_the_hybrid_takes_the_text_without_comments_only_where_the_first_text_di
     hybrid.fast.text = counted
     hybrid.thorough = lambda html, url: "trafilatura's text"
     assert hybrid(html_page(f"<p>{CHINESE * 10}</p>", title="国务院常务会议"), None) == "trafilatura's text"
+    assert texts == []
+    assert hybrid(html_page(f"<p>{CHINESE * 10}</p>", title="River plan"), None) == "trafilatura's text"
     assert texts == [True]
     article = html_page("<p>" + " ".join([SENTENCE] * 6) + "</p>")
     assert SENTENCE in hybrid(article, None)

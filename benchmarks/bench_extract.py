@@ -64,7 +64,7 @@ def capture_calls(config: PipelineConfig, parts: list[str]) -> list[tuple[str, s
     not in the stage's worker process; the calls are the same either way."""
     calls: list[tuple[str, str | None]] = []
     stage = ExtractStage(config.extract.model_copy(update={"timeout_seconds": None}))
-    stage.engine = lambda html, url: calls.append((html, url))
+    stage.page_text.engine = lambda html, url: calls.append((html, url))
     for path in parts:
         for _ in stage.read(path, StageStats("extract")):
             pass

@@ -37,9 +37,10 @@ class ExtractConfig(Strict):
     # 200 MB page takes minutes and gigabytes, and such pages are almost never prose.
     max_payload_bytes: int = Field(10_000_000, gt=0)
     min_text_chars: int = Field(1, ge=0)
-    # Per-page limit on trafilatura, which runs in a child process killed and replaced when a page
-    # overruns (reason `extract_timeout`). The slowest of the 1,432 real pages took 0.90 s (p99 0.28 s,
-    # median 45 ms) on a shared 2-core machine: 5 s is 5x that, and the most a hanging page costs.
+    # Per-page limit on trafilatura (and the payload's decoding, 0.24 ms a page), which run in a
+    # child process killed and replaced when a page overruns (reason `extract_timeout`). The slowest
+    # of the 1,432 real pages took 0.90 s (p99 0.28 s, median 45 ms) on a shared 2-core machine: 5 s
+    # is 5x that, and the most a hanging page costs.
     # None: trafilatura in the task's own process with no limit (a hang hangs the task).
     timeout_seconds: float | None = Field(5.0, gt=0)
     # Name of the snapshot written to the `dump` column; default: the input file's parent folder.

@@ -17,6 +17,7 @@ in 6 tasks' workers: 14.7-15.4 CPU s, in one: 14.1-14.7).
 from __future__ import annotations
 
 import ctypes
+import gc
 import multiprocessing
 import os
 import signal
@@ -122,6 +123,11 @@ def _serve(function: Callable[..., Any], conn: Connection, parent_end: Connectio
     if os.getppid() != parent_pid:  # the parent died before prctl took effect
         return
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which then kills us
+    # What the child inherited lives as long as it does: frozen, the collector never walks it (nor
+    # writes to its pages, which copy-on-write would copy). Under the hybrid engine on the 1,432 real
+    # pages, from the CLI's heap: the child's collections 0.19 -> 0.06 CPU s, its page faults 44k ->
+    # 38k, its CPU seconds 15.4 -> 14.8 (medians of 7 interleaved runs each).
+    gc.freeze()
     while True:
         try:
             args = conn.recv()

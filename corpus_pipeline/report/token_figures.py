@@ -60,7 +60,7 @@ def token_distribution(tokens: StageRun, manifest: dict) -> TokenDistribution:
 
     info = manifest["tokenizer"]
     try:
-        tokenizer = load_tokenizer(str(tokens.directory / info["file"]))
+        tokenizer = load_tokenizer(str(tokens.directory / info["file"]), info["sha256"])
     except (FileNotFoundError, TokenizerError) as error:
         raise ReportInputError(str(error)) from None
     counts = np.zeros(info["vocab_size"], dtype=np.int64)

@@ -21,7 +21,8 @@ from corpus_pipeline.extract.engines import (
     ResiliparseEngine,
     TrafilaturaEngine,
     cjk_share,
-    needs_trafilatura,
+    comments_heavy,
+    resiliparse_is_weak,
     short_line_share,
     table_row_share,
     title_is_cjk,
@@ -103,18 +104,39 @@ CHINESE = "国务院总理在北京主持召开国务院常务会议，研究部
 
 def test_the_hybrid_calls_trafilatura_on_short_many_lined_comment_heavy_and_cjk_texts():
     article = " ".join([SENTENCE] * 6)
-    plain = "<title>River plan</title>"
-    assert not needs_trafilatura(plain, article, article)
-    assert needs_trafilatura(plain, article[: HYBRID_MIN_CHARS - 1], article[: HYBRID_MIN_CHARS - 1])  # a fragment
+    assert not resiliparse_is_weak(article)
+    assert resiliparse_is_weak(article[: HYBRID_MIN_CHARS - 1])  # a fragment
     many = "\n".join([SENTENCE] * (HYBRID_MAX_LINES + 1))
-    assert needs_trafilatura(plain, many, many)  # many blocks
-    assert not needs_trafilatura(plain, many[: -len(SENTENCE) - 1], many[: -len(SENTENCE) - 1])
+    assert resiliparse_is_weak(many)  # many blocks
+    assert not resiliparse_is_weak(many[: -len(SENTENCE) - 1])
+    assert resiliparse_is_weak(CHINESE * 10)  # by the text
     # a thread: without its comment sections the text keeps under COMMENTS_KEPT of its characters
     kept = int(COMMENTS_KEPT * len(article))
-    assert needs_trafilatura(plain, article, article[: kept - 1])
-    assert not needs_trafilatura(plain, article, article[: kept + 1])
-    assert needs_trafilatura("<title>国务院常务会议</title>", article, article)  # by the title
-    assert needs_trafilatura(plain, CHINESE * 10, CHINESE * 10)  # by the text
+    assert comments_heavy(article, article[: kept - 1])
+    assert not comments_heavy(article, article[: kept + 1])
+
+
+def test_the_hybrid_takes_each_resiliparse_text_only_where_the_checks_before_it_did_not_decide():
+    """A CJK title goes to trafilatura with no resiliparse text, a CJK text with one, an article
+    that stays with resiliparse takes both."""
+    config = ExtractConfig(engine="hybrid")
+    hybrid = HybridEngine(config)
+    texts = []
+    real_text = hybrid.fast.text
+
+    def counted(tree, comments=True, skip_elements=()):
+        texts.append(comments)
+        return real_text(tree, comments=comments, skip_elements=skip_elements)
+
+    hybrid.fast.text = counted
+    hybrid.thorough = lambda html, url: "trafilatura's text"
+    assert hybrid(html_page(f"<p>{CHINESE * 10}</p>", title="国务院常务会议"), None) == "trafilatura's text"
+    assert texts == []
+    assert hybrid(html_page(f"<p>{CHINESE * 10}</p>", title="River plan"), None) == "trafilatura's text"
+    assert texts == [True]
+    article = html_page("<p>" + " ".join([SENTENCE] * 6) + "</p>")
+    assert SENTENCE in hybrid(article, None)
+    assert texts == [True, True, False]
 
 
 def test_the_hybrid_text_skips_the_byline_and_the_comment_section():

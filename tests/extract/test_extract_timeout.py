@@ -3,6 +3,7 @@ returns to Python, so no signal-based timeout could end it): only killing the wo
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import signal
@@ -125,6 +126,8 @@ def test_a_hanging_page_times_out_and_the_pages_around_it_are_extracted(tmp_path
         assert f"Page {i}." in rows[i][0]["text"] and "harbour authority" in rows[i][0]["text"]
     assert rows[1][1].detail == f"https://port.example/1-{HANG}: no result within {LIMIT} s"
     assert rows[1][0]["url"] == f"https://port.example/1-{HANG}" and rows[1][0]["text"] == ""
+    # the worker decodes the payload; a page whose answer never came is decoded here for its charset
+    assert [row["charset"] for row, _ in rows] == ["utf-8:default"] * 5
     assert elapsed < 2 * LIMIT + 3  # two limits, two forks, five small pages
     assert len(child_pids() - before) == 1  # the worker forked after the second timeout, kept
     close_shared_workers()
@@ -142,6 +145,7 @@ def test_an_error_or_a_crash_in_the_worker_is_extract_error_and_the_next_page_go
         ("extract_error", f"the worker process died (exit code -{signal.SIGKILL.value})"),
         None,
     ]
+    assert [row["charset"] for row, _ in rows] == ["utf-8:default"] * 3
     close_shared_workers()
     assert child_pids() == before
 
@@ -187,6 +191,14 @@ def test_the_worker_dies_with_its_parent_even_mid_call(tmp_path):
             return
         time.sleep(0.05)
     pytest.fail(f"worker {worker_pid} outlived its killed parent")
+
+
+def test_the_worker_freezes_what_it_inherited_so_its_collector_never_walks_it():
+    from corpus_pipeline.extract.timed_worker import TimedWorker
+
+    with TimedWorker(gc.get_freeze_count) as worker:
+        assert worker.call(5) > 0
+    assert gc.get_freeze_count() == 0  # the parent's own collector is as it was
 
 
 def alive(pid: int) -> bool:

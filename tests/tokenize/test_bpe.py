@@ -11,9 +11,11 @@ from shards_fixtures import real_documents
 from corpus_pipeline.tokenize.bpe import (
     TokenizerError,
     choose_dtype,
+    file_sha256,
     load_tokenizer,
     save_tokenizer,
     special_tokens,
+    tokenizer_from_json,
     train_bpe,
 )
 from corpus_pipeline.tokenize.config import TrainTokenizerConfig
@@ -46,6 +48,17 @@ def test_special_tokens_come_first_and_stay_whole(tmp_path):
     # A document quoting the end-of-document token must not end early: it is encoded as text.
     ids = tokenizer.encode("see <|endoftext|> here", add_special_tokens=False).ids
     assert 0 not in ids and tokenizer.decode(ids) == "see <|endoftext|> here"
+
+
+def test_a_tokenizer_is_loaded_once_per_sha256_from_its_file_its_copy_or_its_json(tmp_path):
+    texts = [doc["text"] for doc in real_documents(english=10, chinese=10)]
+    save_tokenizer(train_bpe(batches(texts), CONFIG), tmp_path / "t.json")
+    sha256 = file_sha256(tmp_path / "t.json")
+    loaded = load_tokenizer(str(tmp_path / "t.json"), sha256)
+    (tmp_path / "copy.json").write_bytes((tmp_path / "t.json").read_bytes())  # as the run's tokens/ holds it
+    assert load_tokenizer(str(tmp_path / "copy.json"), sha256) is loaded
+    assert tokenizer_from_json((tmp_path / "t.json").read_text(encoding="utf-8"), sha256) is loaded
+    assert load_tokenizer(str(tmp_path / "copy.json")) is not loaded  # no sha256: by its path
 
 
 def test_too_small_a_vocabulary_and_duplicate_specials_are_refused():

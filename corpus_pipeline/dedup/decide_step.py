@@ -5,22 +5,17 @@ from the signatures of every document, and the decide step's jobs are labelled a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pyarrow as pa
 
 from corpus_pipeline.engine.whole_corpus import Executor, GlobalStage, input_parts, write_parts
 from corpus_pipeline.storage.locations import Location
 
-if TYPE_CHECKING:
-    from corpus_pipeline.dedup.stage import DedupStage
-
 
 class DecideStep(GlobalStage):
     name = "dedup-decide"
 
-    def __init__(self, dedup: DedupStage, input_schema: pa.Schema, parts: int):
-        self.dedup, self.input_schema = dedup, input_schema
+    def __init__(self, dedup: GlobalStage, input_schema: pa.Schema, parts: int):
+        self.dedup, self.input_schema = dedup, input_schema  # the DedupStage it is a step of
         self.parts = parts  # of its output: dedup's own part count, so no part grows with the corpus
 
     # What decides the verdicts is what decides dedup's output: its config, its index.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import sys
+import threading
 
 from corpus_pipeline.engine.exec import jvm_archive
 from corpus_pipeline.engine.exec.spark_config import SparkConfig
@@ -69,21 +70,31 @@ _STOPPED_AT_EXIT: set = set()
 
 
 def stop(session) -> None:
-    """Stop the session with its accumulator server first, then the JVM. The server's handler polls
-    the JVM's accumulator connection until the server says it is shut down; a JVM that ends first
-    (pyspark's own stop() ends it first, and so does an exit that waits for the JVM to write its
-    class archive) closes that connection under it, and the handler prints an EOFError traceback
-    after a command that succeeded. Shutting the server down waits for its handler, at most one of
-    its 1 s polls."""
+    """Stop the session without waiting on its accumulator server. The server's handler polls the
+    JVM's accumulator connection once a second until told the server shuts down, so pyspark's stop()
+    (which shuts the server down after the JVM) and a shutdown before it both wait up to that second:
+    0.97-0.98 s of a 1.1 s stop in three local[2] stops. Told now, the handler ends at its next poll
+    in a thread of its own; the EOFError it may read from the connection the JVM closes is not
+    printed (a command that succeeded would end with a traceback)."""
     context = session.sparkContext
     if context._jsc is None:
         return  # stopped already (by its user, or by a test's fixture)
     server = getattr(context, "_accumulatorServer", None)
     if server is not None:
-        server.shutdown()
-        server.server_close()
+        server.server_shutdown = True
+        server.handle_error = _ignore_request_error
         context._accumulatorServer = None
+        threading.Thread(target=_close_server, args=(server,), name="accumulator-server-close", daemon=True).start()
     session.stop()
+
+
+def _ignore_request_error(request, client_address) -> None:
+    """The closed connection the handler of a stopping accumulator server reads (EOFError)."""
+
+
+def _close_server(server) -> None:
+    server.shutdown()  # returns once the handler's poll has seen the flag: at most a second
+    server.server_close()
 
 
 def _jvm_running() -> bool:

@@ -111,8 +111,6 @@ def run_size(count: int, corpus: DedupCorpus, work: Path, tokenizer: Path) -> di
         command += ["--output", str(output), "--runner", "local"]
         if stage == "tokenize":
             command += ["--tokenizer", str(tokenizer)]
-        if output.exists():
-            raise SystemExit(f"{output} exists: a measured stage needs a fresh output (remove {folder})")
         usage = run_measured(command, folder / f"{stage}.log", env)
         if usage.returncode:
             raise SystemExit(f"{stage} at {count:,} failed ({usage.returncode}): see {folder / f'{stage}.log'}")
@@ -152,6 +150,10 @@ def table(results: list[dict]) -> list[str]:
 
 def run(args, figures: Results) -> int:
     sizes = sorted({int(size) for size in args.sizes.split(",")} | ({1_000_000} if args.million else set()))
+    # Before anything runs: every measured stage needs a fresh output; a size's input is reused.
+    left = [str(path) for count in sizes for stage in STAGES if (path := args.work / str(count) / stage).exists()]
+    if left:
+        raise SystemExit(f"an earlier run's outputs are there: remove {' '.join(left)} (each size's input/ is kept)")
     corpus = DedupCorpus(seed=0, planted_share=PLANTED_SHARE)
     args.work.mkdir(parents=True, exist_ok=True)
     tokenizer = tokenizer_file(corpus, args.work)

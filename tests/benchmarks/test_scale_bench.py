@@ -1,8 +1,10 @@
 """bench_scale.py's pieces: the process-tree measurement (CPU of a process nobody waits for, the peak of
-the child itself), the recorded planted pairs, the recall on them and the growth exponent."""
+the child itself), the recorded planted pairs, the recall on them, the growth exponent and the
+refusal of an earlier run's outputs."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -13,7 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from bench_scale import growth, planted_recall, write_input  # noqa: E402
+from bench_scale import growth, planted_recall, run, write_input  # noqa: E402
 from dedup_corpus import DedupCorpus  # noqa: E402
 from tree_usage import run_measured  # noqa: E402
 
@@ -77,3 +79,13 @@ def test_recall_counts_high_jaccard_pairs_that_reached_dedup(tmp_path):
 def test_growth_is_the_exponent_of_cpu_in_documents():
     assert growth({"cpu_s": 2.0, "docs_in": 1_000}, {"cpu_s": 20.0, "docs_in": 10_000}) == pytest.approx(1.0)
     assert growth({"cpu_s": 2.0, "docs_in": 1_000}, {"cpu_s": 200.0, "docs_in": 10_000}) == pytest.approx(2.0)
+
+
+def test_an_earlier_run_s_stage_outputs_are_named_before_anything_runs(tmp_path):
+    (tmp_path / "1000" / "input").mkdir(parents=True)
+    (tmp_path / "2000" / "dedup").mkdir(parents=True)
+    args = argparse.Namespace(sizes="1000,2000", million=False, work=tmp_path)
+    with pytest.raises(SystemExit, match=str(tmp_path / "2000" / "dedup")) as refused:
+        run(args, figures=None)
+    assert str(tmp_path / "1000" / "input") not in str(refused.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["1000", "2000"]  # no tokenizer, no input made

@@ -18,8 +18,11 @@ _RANK = "_repeat_rank"
 SAME_TEXT = "_repeat_same_text"
 
 
-def split_repeats(docs: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """(one row per id, the repeated rows with SAME_TEXT)."""
+def split_repeats(docs: DataFrame, partitions: int | None = None) -> tuple[DataFrame, DataFrame]:
+    """(one row per id, the repeated rows with SAME_TEXT), hash-partitioned by id into `partitions`
+    (spark.sql.shuffle.partitions when None). The write step gives its bucket count: its buckets are
+    Murmur3(id) mod that count, so Spark's repartition by bucket finds the rows already placed and
+    the documents cross one shuffle, not two (spark_job.decided_documents)."""
     order = [F.col(column).asc_nulls_last() for column in row_order(docs.columns)[1:]]
     if not order:  # nothing tells the rows apart: they are identical, keep any one
         order = [F.lit(0)]
@@ -31,7 +34,8 @@ def split_repeats(docs: DataFrame) -> tuple[DataFrame, DataFrame]:
     # the joins on id after it shuffled or not by the input's size, and dedup's Spark path ran 16
     # jobs at 50k documents (one partition on local[1]) against 17 at 100k (two). The shuffle is
     # the one the window asks for at two partitions or more.
-    ranked = docs.repartition("id").withColumn(_RANK, F.count(F.lit(1)).over(window))
+    placed = docs.repartition("id") if partitions is None else docs.repartition(partitions, "id")
+    ranked = placed.withColumn(_RANK, F.count(F.lit(1)).over(window))
     if "text" in docs.columns:  # the same window: no second shuffle
         same = F.col("text") == F.first("text").over(window)
         ranked = ranked.withColumn(SAME_TEXT, F.coalesce(same, F.lit(True)))

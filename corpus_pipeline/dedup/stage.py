@@ -107,7 +107,7 @@ class DedupStage(GlobalStage):
         with spark_step(executor, f"{self.name} › write") as write:
             decisions = input_parts(reports["decide"].output, storage)
             session = executor.session()
-            decided, columns = decided_documents(session, parts, input_schema, decisions, self.config, storage)
+            decided, columns = decided_documents(session, parts, input_schema, decisions, self.config, buckets, storage)
             write_spark_buckets(decided, columns, schema, work.task_target, buckets, storage)
         reports["write"] = write
         return {"steps": {name: report.facts() for name, report in reports.items()}}

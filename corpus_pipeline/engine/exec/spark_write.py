@@ -31,7 +31,6 @@ def commit_buckets(frame, work: str, parts: int, storage: Storage, fill, order: 
     """Commit each bucket of `frame` (Murmur3(`key`) mod `parts`, carried as `column`) as one task
     into `work`, its rows sorted by `order`: `fill(batches, attempt) -> {stage: counters}` writes
     the task's files. A bucket already committed (a resumed run) is not written again."""
-    from pyspark.sql import functions as F
 
     def write(batches) -> Iterator[pa.RecordBatch]:
         for part, group in batches_by_key(batches, column):
@@ -41,9 +40,16 @@ def commit_buckets(frame, work: str, parts: int, storage: Storage, fill, order: 
                 commit_task(work, part_name(part), identity, storage, partial(fill, group))
             yield pa.RecordBatch.from_pylist([{"part": part, "rows": rows}])
 
+    bucketed(frame, parts, order, key, column).mapInArrow(write, _RESULT_SCHEMA).collect()
+
+
+def bucketed(frame, parts: int, order: list[str], key: str = "id", column: str = _PART):
+    """`frame` with its bucket number as `column`, each partition holding whole buckets sorted by
+    `order`: the rows commit_buckets writes."""
+    from pyspark.sql import functions as F
+
     numbered = frame.withColumn(column, F.pmod(F.hash(key), F.lit(parts)).cast("int"))
-    ordered = numbered.repartition(parts, key).sortWithinPartitions(column, *order)
-    ordered.mapInArrow(write, _RESULT_SCHEMA).collect()
+    return numbered.repartition(parts, key).sortWithinPartitions(column, *order)
 
 
 def write_parts(frame, work: str, stage: str, schema: pa.Schema, parts: int, storage: Storage, key: str = "id") -> None:

@@ -1,0 +1,71 @@
+"""Dedup's Spark path moves the texts through one shuffle, the write's: the decide step signs the
+rows where they are read, and the write places the documents in their output buckets with the
+shuffle that sets repeated ids apart (chain_job.first_row_signatures, spark_job.decided_documents).
+Read from the plans Spark makes: which exchanges carry the `text` column."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN
+from corpus_pipeline.dedup.chain_job import first_row_signatures
+from corpus_pipeline.dedup.config import DedupConfig
+from corpus_pipeline.dedup.id_buckets import row_order
+from corpus_pipeline.dedup.small_decisions import decision_order
+from corpus_pipeline.dedup.spark_job import decided_documents, decision_schema
+from corpus_pipeline.dedup.staging import write_documents_stage
+from corpus_pipeline.document import DOCUMENT_SCHEMA
+from corpus_pipeline.engine.exec.spark_read import read_parts
+from corpus_pipeline.engine.exec.spark_write import bucketed
+from corpus_pipeline.storage import Storage
+
+pytestmark = pytest.mark.spark
+
+_EXCHANGE = re.compile(r"^\(\d+\) Exchange\s*\nInput \[\d+\]: \[([^\]]*)\]\nArguments: (.*?), \[plan_id", re.MULTILINE)
+# Not the session's spark.sql.shuffle.partitions (4): a shuffle into that many partitions by id
+# would be taken for the bucket's own.
+BUCKETS = 3
+
+
+def _shuffled_columns(frame) -> list[set[str]]:
+    """The columns each shuffle of `frame`'s plan carries. Expression ids are left out: the two
+    branches of a union that read one input get ids of their own, and their exchanges, equal but
+    for them, run as one (the second is Spark's ReusedExchange)."""
+    plan = frame.sparkSession._jvm.PythonSQLUtils.explainString(frame._jdf.queryExecution(), "formatted")
+    shuffles = dict.fromkeys(re.sub(r"#\d+L?", "", f"{columns}|{how}") for columns, how in _EXCHANGE.findall(plan))
+    return [{column.strip() for column in shuffle.partition("|")[0].split(",")} for shuffle in shuffles]
+
+
+@pytest.fixture
+def documents(tmp_path):
+    rng = random.Random(3)
+    words = [f"w{i}" for i in range(500)]
+    docs = [
+        {"id": f"d{i % 30}", "text": " ".join(rng.choices(words, k=80)), "file_path": f"crawl-{i}.warc.gz"}
+        for i in range(40)  # ten ids repeated
+    ]
+    return sorted(write_documents_stage(docs, tmp_path / "in", parts=3).glob("part-*.parquet"))
+
+
+def test_the_decide_step_shuffles_signatures_not_texts(spark, documents):
+    dedup = DedupConfig()
+    docs = read_parts(spark, [str(part) for part in documents], DOCUMENT_SCHEMA, Storage())
+    _, carried = decision_order(dedup, docs.columns, with_index=False)
+    exchanges = _shuffled_columns(first_row_signatures(docs, dedup, None, carried))
+    assert exchanges, "the repeated ids are set apart by a shuffle"
+    assert all("text" not in columns and "signature" in columns for columns in exchanges), exchanges
+
+
+def test_the_write_step_shuffles_the_texts_once(spark, documents, tmp_path):
+    dedup = DedupConfig()
+    decisions = tmp_path / "decisions.parquet"
+    pq.write_table(pa.Table.from_pylist([], schema=decision_schema(dedup)), decisions)
+    decided, _ = decided_documents(spark, documents, DOCUMENT_SCHEMA, [str(decisions)], dedup, BUCKETS, Storage())
+    written = bucketed(decided, BUCKETS, row_order(decided.columns), column=BUCKET_COLUMN)
+    with_text = [columns for columns in _shuffled_columns(written) if "text" in columns]
+    assert len(with_text) == 1, _shuffled_columns(written)

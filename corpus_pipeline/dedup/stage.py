@@ -99,15 +99,17 @@ class DedupStage(GlobalStage):
     def _run_on_spark(self, input_dirs, parts, schemas, buckets: int, work, executor: Executor) -> dict:
         """Two steps: decide (materialized, decide_step.py), then write every document with its verdict."""
         from corpus_pipeline.dedup.decide_step import DecideStep
-        from corpus_pipeline.dedup.spark_job import decided_documents, write_spark_buckets
+        from corpus_pipeline.dedup.spark_job import broadcasts_by_measured_size, decided_documents, write_spark_buckets
 
-        (input_schema, schema), storage = schemas, work.storage
+        (input_schema, schema), storage, session = schemas, work.storage, executor.session()
         decide = DecideStep(self, input_schema, buckets)
-        reports = run_steps(self.name, [SubStep("decide", decide)], input_dirs, work, executor)
-        with spark_step(executor, f"{self.name} › write") as write:
-            decisions = input_parts(reports["decide"].output, storage)
-            session = executor.session()
-            decided, columns = decided_documents(session, parts, input_schema, decisions, self.config, buckets, storage)
-            write_spark_buckets(decided, columns, schema, work.task_target, buckets, storage)
+        with broadcasts_by_measured_size(session):
+            reports = run_steps(self.name, [SubStep("decide", decide)], input_dirs, work, executor)
+            with spark_step(executor, f"{self.name} › write") as write:
+                decisions = input_parts(reports["decide"].output, storage)
+                decided, columns = decided_documents(
+                    session, parts, input_schema, decisions, self.config, buckets, storage
+                )
+                write_spark_buckets(decided, columns, schema, work.task_target, buckets, storage)
         reports["write"] = write
         return {"steps": {name: report.facts() for name, report in reports.items()}}

@@ -1,7 +1,7 @@
 """Dedup's Spark path moves the texts through one shuffle, the write's: the decide step signs the
 rows where they are read, and the write places the documents in their output buckets with the
 shuffle that sets repeated ids apart (chain_job.first_row_signatures, spark_job.decided_documents).
-Read from the plans Spark makes: which exchanges carry the `text` column."""
+Read from the plans Spark makes: which exchanges carry the `text` column, and which joins broadcast."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from corpus_pipeline.dedup.chain_job import first_row_signatures
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.small_decisions import decision_order
-from corpus_pipeline.dedup.spark_job import decided_documents, decision_schema
+from corpus_pipeline.dedup.spark_job import broadcasts_by_measured_size, decided_documents, decision_schema
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.exec.spark_read import read_parts
@@ -69,3 +69,18 @@ def test_the_write_step_shuffles_the_texts_once(spark, documents, tmp_path):
     written = bucketed(decided, BUCKETS, row_order(decided.columns), column=BUCKET_COLUMN)
     with_text = [columns for columns in _shuffled_columns(written) if "text" in columns]
     assert len(with_text) == 1, _shuffled_columns(written)
+
+
+def test_dedup_broadcasts_only_what_adaptive_execution_measured(spark):
+    """The planner takes read_parts' frames for a few bytes (a range of row-group numbers), so its
+    own broadcasts would carry the corpus's signature rows to the driver; within dedup's steps it
+    plans none, and adaptive execution broadcasts a side it measured under 10 MB."""
+    static, adaptive = "spark.sql.autoBroadcastJoinThreshold", "spark.sql.adaptive.autoBroadcastJoinThreshold"
+    before = spark.conf.get(static)
+    with broadcasts_by_measured_size(spark):
+        assert (spark.conf.get(static), spark.conf.get(adaptive)) == ("-1", "10MB")
+        docs = spark.range(1000).selectExpr("cast(id as string) as id", "repeat('x', 500) as text")
+        joined = docs.join(docs.select("id"), "id")
+        plan = joined.sparkSession._jvm.PythonSQLUtils.explainString(joined._jdf.queryExecution(), "simple")
+        assert "BroadcastHashJoin" not in plan and "SortMergeJoin" in plan
+    assert spark.conf.get(static) == before and spark.conf.get(adaptive, None) is None

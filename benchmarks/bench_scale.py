@@ -12,8 +12,8 @@ end in one duplicate cluster. Inputs and the tokenizer (a byte-level BPE of TOKE
 on the first TOKENIZER_DOCS documents, not measured) are made once into --work and reused.
 
 CPU is the whole process tree's (tree_usage.py). Here (2 cores shared with other work, 2026-12-07),
-10k documents took 1.5 min and 100k 15 min (2.5 of them making the input); 1M (--million) would take
-~2.5 hours at 100k's pace.
+10k documents took 1.5 min and 100k 15 min (2.5 of them making the input); 1M (--million) 67 min
+here, with tests running beside it at times (16 of them making the 5.6 GB input; ~20 GB of disk).
 
     python benchmarks/run_all.py scale --work /tmp/bench-scale [--sizes 10000,100000] [--million]
 """

@@ -13,8 +13,6 @@ n fixed by the config or the input, so 4 or 13 input partitions give byte-identi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -43,33 +41,6 @@ from corpus_pipeline.storage.locations import Location
 
 _REASON, _KEPT = DecisionColumns.reason, DecisionColumns.kept_id
 _COLLISION_BEFORE, _, _COLLISION_AFTER = ID_COLLISION_DETAIL.partition("{id}")
-
-
-# Joins broadcast only what adaptive execution has measured, never what the planner guesses: it took
-# the checkpointed signature rows (Scan ExistingRDD) for small and broadcast them, 45 MB at 86k
-# documents, which the driver's JVM collects and holds (at 858k documents it died of it in Spark's
-# default 1 GB heap). Unset by the user, these hold while dedup's Spark jobs run.
-_MEASURED_BROADCASTS = {
-    "spark.sql.autoBroadcastJoinThreshold": "-1",
-    "spark.sql.adaptive.autoBroadcastJoinThreshold": "10MB",
-}
-
-
-@contextmanager
-def broadcasts_by_measured_size(spark) -> Iterator[None]:
-    """Within: joins that broadcast only a side adaptive execution measured under 10 MB."""
-    given = spark.sparkContext.getConf()
-    changed = {key: spark.conf.get(key) for key in _MEASURED_BROADCASTS if not given.contains(key)}
-    for key in changed:
-        spark.conf.set(key, _MEASURED_BROADCASTS[key])
-    try:
-        yield
-    finally:
-        for key, value in changed.items():
-            if value is None:  # no value of its own (the adaptive one falls back to the other)
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
 
 
 def _clustered(docs: DataFrame, verdicts: DataFrame) -> DataFrame:

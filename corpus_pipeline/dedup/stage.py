@@ -28,7 +28,15 @@ from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.document import REJECT_DETAIL_FIELD
 from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN
 from corpus_pipeline.engine.config import EngineConfig
-from corpus_pipeline.engine.whole_corpus import Executor, GlobalStage, SubStep, input_parts, run_steps, spark_step
+from corpus_pipeline.engine.whole_corpus import (
+    Executor,
+    GlobalStage,
+    SubStep,
+    broadcasts_by_measured_size,
+    input_parts,
+    run_steps,
+    spark_step,
+)
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import Location, location
 from corpus_pipeline.storage.parquet import parquet_schema
@@ -99,7 +107,7 @@ class DedupStage(GlobalStage):
     def _run_on_spark(self, input_dirs, parts, schemas, buckets: int, work, executor: Executor) -> dict:
         """Two steps: decide (materialized, decide_step.py), then write every document with its verdict."""
         from corpus_pipeline.dedup.decide_step import DecideStep
-        from corpus_pipeline.dedup.spark_job import broadcasts_by_measured_size, decided_documents, write_spark_buckets
+        from corpus_pipeline.dedup.spark_job import decided_documents, write_spark_buckets
 
         (input_schema, schema), storage, session = schemas, work.storage, executor.session()
         decide = DecideStep(self, input_schema, buckets)

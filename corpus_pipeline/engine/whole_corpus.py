@@ -19,7 +19,7 @@ imports it from here, so those rooms can change inside without a stage noticing
 from __future__ import annotations
 
 from corpus_pipeline.engine.exec.spark import spark_schema
-from corpus_pipeline.engine.exec.spark_read import read_parts
+from corpus_pipeline.engine.exec.spark_read import broadcasts_by_measured_size, read_parts
 from corpus_pipeline.engine.exec.spark_write import commit_buckets, keep_all, write_parts
 from corpus_pipeline.engine.exec.task_plan import Task, part_name, plan_part_tasks
 from corpus_pipeline.engine.exec.tasks import conform, split_verdicts, table_text_bytes
@@ -80,6 +80,7 @@ __all__ = [
     "publish_rows",
     # the DataFrame steps of a Spark executor (executor.session()), reading and committing parts
     # through the store, not Spark's own Parquet I/O
+    "broadcasts_by_measured_size",
     "commit_buckets",
     "keep_all",
     "read_parts",

@@ -17,10 +17,10 @@ from corpus_pipeline.dedup.chain_job import first_row_signatures
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.small_decisions import decision_order
-from corpus_pipeline.dedup.spark_job import broadcasts_by_measured_size, decided_documents, decision_schema
+from corpus_pipeline.dedup.spark_job import decided_documents, decision_schema
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.document import DOCUMENT_SCHEMA
-from corpus_pipeline.engine.exec.spark_read import read_parts
+from corpus_pipeline.engine.exec.spark_read import broadcasts_by_measured_size, read_parts
 from corpus_pipeline.engine.exec.spark_write import bucketed
 from corpus_pipeline.storage import Storage
 

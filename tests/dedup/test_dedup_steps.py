@@ -52,7 +52,7 @@ def _config(methods: tuple[str, ...] = ("exact", "minhash", "paragraph")) -> Pip
 def test_the_spark_path_is_a_decide_and_a_write_step_that_count_every_job(spark, tmp_path):
     source = write_documents_stage(_documents(), tmp_path / "in", parts=2)
     # Issue 37 asked for 20 jobs at most with the default methods; 15 + 3 met it only with broadcasts
-    # of rows that grow with the corpus (spark_job.broadcasts_by_measured_size). Without: 22 + 4.
+    # of rows that grow with the corpus (spark_read.broadcasts_by_measured_size). Without: 22 + 4.
     config = _config(DedupConfig().methods)
     context = spark.sparkContext
     group = "dedup in steps"

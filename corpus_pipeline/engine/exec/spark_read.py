@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -69,9 +71,39 @@ def nullable_spark_schema(schema: pa.Schema):
     return StructType([StructField(field.name, field.dataType, True) for field in spark_schema(schema).fields])
 
 
+# A frame of read_parts is `spark.range(row groups).mapInArrow(...)`, which the planner sizes at a
+# few bytes (the range's numbers), and so is every frame made from it: its joins broadcast whole
+# corpora. Dedup's broadcast its signature rows through the driver's JVM, 45 MB at 86k documents,
+# and at 858k documents died of it in Spark's default 1 GB heap. Within broadcasts_by_measured_size
+# only adaptive execution broadcasts, a side it measured under 10 MB. Unset by the user, these hold.
+_MEASURED_BROADCASTS = {
+    "spark.sql.autoBroadcastJoinThreshold": "-1",
+    "spark.sql.adaptive.autoBroadcastJoinThreshold": "10MB",
+}
+
+
+@contextmanager
+def broadcasts_by_measured_size(spark) -> Iterator[None]:
+    """Within: joins that broadcast only a side adaptive execution measured under 10 MB. Join
+    frames of read_parts inside it."""
+    given = spark.sparkContext.getConf()
+    changed = {key: spark.conf.get(key) for key in _MEASURED_BROADCASTS if not given.contains(key)}
+    for key in changed:
+        spark.conf.set(key, _MEASURED_BROADCASTS[key])
+    try:
+        yield
+    finally:
+        for key, value in changed.items():
+            if value is None:  # no value of its own (the adaptive one falls back to the other)
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
 def read_parts(spark, parts: list[str], schema: pa.Schema, storage: Storage, columns: list[str] | None = None):
     """Every row of the Parquet files `parts` (local paths or `s3://` URIs) in `schema` (or its
-    `columns`), in file and row group order; a column a part lacks is null there (tasks.conform)."""
+    `columns`), in file and row group order; a column a part lacks is null there (tasks.conform).
+    Spark takes the frame for a few bytes: join it within broadcasts_by_measured_size."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     selected = schema if columns is None else pa.schema([schema.field(name) for name in columns])

@@ -73,7 +73,7 @@ def nullable_spark_schema(schema: pa.Schema):
 
 # A frame of read_parts is `spark.range(row groups).mapInArrow(...)`, which the planner sizes at a
 # few bytes (the range's numbers), and so is every frame made from it: its joins broadcast whole
-# corpora. Dedup's broadcast its signature rows through the driver's JVM, 45 MB at 86k documents,
+# corpora. Dedup's joins broadcast its signature rows through the driver's JVM, 45 MB at 86k documents,
 # and at 858k documents died of it in Spark's default 1 GB heap. Within broadcasts_by_measured_size
 # only adaptive execution broadcasts, a side it measured under 10 MB. Unset by the user, these hold.
 _MEASURED_BROADCASTS = {

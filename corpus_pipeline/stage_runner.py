@@ -33,12 +33,12 @@ def make_executor(config: PipelineConfig, runner: str, work: Work | None = None)
     if runner == "local":
         from corpus_pipeline.engine.exec.local import LocalExecutor
 
-        return LocalExecutor(config.spark, config.engine.progress_seconds, work)
+        return LocalExecutor(config.spark, config.engine.progress_seconds, work, config.engine.memory_mb)
     if runner == "spark":
         from corpus_pipeline.engine.exec.session import get_spark
         from corpus_pipeline.engine.exec.spark import SparkExecutor
 
-        return SparkExecutor(get_spark(config.spark), work)
+        return SparkExecutor(get_spark(config.spark, config.engine.memory_mb), work)
     raise ValueError(f"unknown runner {runner!r}: expected one of {', '.join(RUNNERS)}")
 
 

@@ -23,7 +23,7 @@ def run_dedup_eval(args: argparse.Namespace, config: PipelineConfig) -> int:
     from corpus_pipeline.dedup.evaluate import evaluate_dedup, load_jsonl
     from corpus_pipeline.engine.exec.session import get_spark
 
-    spark = get_spark(config.spark)
+    spark = get_spark(config.spark, config.engine.memory_mb)
     report = evaluate_dedup(load_jsonl(args.docs), config, spark, args.plant, args.plant_share, work=args.work)
     print(report.format_table())
     if args.json:

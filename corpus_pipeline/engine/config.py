@@ -34,4 +34,6 @@ class EngineConfig(Strict):
     # and a Python worker beside it. With 5,000 documents an output part, dedup decides in its own
     # process up to ~540,000 documents of 6 kB, ~110,000 of 50 kB (2.1 kB of hashes and ids a
     # document, 4x a part's text while it is written, 300 MB of process: dedup/driver_budget.py).
+    # It sizes an embedded Spark session's JVM too: its heap is this less 768 MB for the rest of the
+    # JVM (engine/exec/session.py; spark.conf's spark.driver.memory, when set, wins).
     memory_mb: int = Field(default=1_536, ge=256)

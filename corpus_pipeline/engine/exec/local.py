@@ -17,9 +17,14 @@ class LocalExecutor:
     distributed = False
 
     def __init__(
-        self, spark_config: SparkConfig | None = None, progress_seconds: float = 30.0, work: failures.Work | None = None
+        self,
+        spark_config: SparkConfig | None = None,
+        progress_seconds: float = 30.0,
+        work: failures.Work | None = None,
+        memory_mb: int | None = None,
     ):
         self.spark_config = spark_config or SparkConfig()
+        self.memory_mb = memory_mb  # engine.memory_mb: the embedded JVM's size, when a step needs one
         self.progress_seconds = progress_seconds  # between plain progress lines when not on a terminal
         self.work = work or failures.Work()  # the verb's, marked before the first task
 
@@ -39,4 +44,4 @@ class LocalExecutor:
         input too big for the driver (dedup/driver_job.py decides the others in this process)."""
         from corpus_pipeline.engine.exec.session import get_spark
 
-        return get_spark(self.spark_config)
+        return get_spark(self.spark_config, self.memory_mb)

@@ -18,8 +18,10 @@ step signs the rows where they are read (first_row_signatures) and the write pla
 in their output buckets with the repeats' own shuffle (at 86k documents, 498 MB of text: 484 MB of
 shuffle written where 1,234 MB were, 80 CPU s of the process tree where 95 were). Those counts and
 that CPU leaned on broadcasts the planner chose on a wrong size (spark_read.broadcasts_by_measured_size):
-without them, 22 + 4 jobs at 40 documents, 23 + 4 and 93.5 CPU s at 86k. Both paths make the same
-choices: the tests compare their output bytes.
+without them, 22 + 4 jobs at 40 documents, 23 + 4 and 93.5 CPU s at 86k. Signed in the tasks that
+read the documents (read_parts' `then`), the texts no longer go to the JVM and back before the
+signing: at 86k, 85.7 -> 77.0 CPU s (the JVM's 35.5 -> 31.5), the same bytes written. Both paths make
+the same choices: the tests compare their output bytes.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ _METHOD = "_method"  # a drop's method, by its place in dedup.methods
 _KEPT_PUBLISHED = "_kept_published"  # a drop's kept_id is one of the index's documents
 _BATCH_ROWS = 65_536  # verdict rows a batch, streamed back from the gathering task
 _FOUND_SCHEMA = pa.schema([("id", pa.string()), ("kept_id", pa.string()), ("reason", pa.string())])
+# (function of a batch, the Spark schema of what it returns) -> the documents read, mapped by it.
+ReadMapped = Callable[[Callable[[pa.RecordBatch], pa.RecordBatch], StructType], DataFrame]
 
 
 def signatures(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None, carried: list[str]) -> DataFrame:
@@ -57,21 +61,31 @@ def signatures(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None, car
     return _with_index(_signed(docs, dedup, carried), docs, index, carried)
 
 
-def first_row_signatures(docs: DataFrame, dedup: DedupConfig, index: DataFrame | None, carried: list[str]) -> DataFrame:
+def first_row_signatures(
+    docs: DataFrame, dedup: DedupConfig, index: DataFrame | None, carried: list[str], read: ReadMapped | None = None
+) -> DataFrame:
     """signatures() of the row of each id that stays (repeats.py), signed where the documents are
     read and set apart on the signature rows: the texts cross no shuffle (86k documents, 498 MB of
-    text: the 394 MB that the split of the documents themselves shuffled)."""
+    text: the 394 MB that the split of the documents themselves shuffled). With `read`, signed in
+    the tasks that read the documents: the texts never reach the JVM."""
     repeat_order = [column for column in row_order(docs.columns)[1:] if column not in carried]
-    first, _ = split_repeats(_signed(docs, dedup, [*carried, *repeat_order]))
+    first, _ = split_repeats(_signed(docs, dedup, [*carried, *repeat_order], read))
     return _with_index(first.drop(*repeat_order), docs, index, carried)
 
 
-def _signed(docs: DataFrame, dedup: DedupConfig, carried: list[str]) -> DataFrame:
+def _signed(docs: DataFrame, dedup: DedupConfig, carried: list[str], read: ReadMapped | None = None) -> DataFrame:
+    """docs' signature rows, signed by a mapInArrow of docs or, with `read`, as docs are read."""
     with_simhash = "simhash" in dedup.methods
     schema = StructType(spark_schema(SIGNATURE_SCHEMA).fields + [docs.schema[name] for name in carried])
-    signed = docs.select(*dict.fromkeys(["id", "url", "text", "language", *carried])).mapInArrow(
-        lambda batches: (signature_batch(b, dedup, with_simhash, carried) for b in batches), schema
-    )
+
+    def sign(batch: pa.RecordBatch) -> pa.RecordBatch:
+        return signature_batch(batch, dedup, with_simhash, carried)
+
+    if read is None:
+        columns = dict.fromkeys(["id", "url", "text", "language", *carried])
+        signed = docs.select(*columns).mapInArrow(lambda batches: map(sign, batches), schema)
+    else:
+        signed = read(sign, schema)
     return signed.withColumn(IN_INDEX, F.lit(False))
 
 
@@ -91,7 +105,7 @@ def _with_index(signed: DataFrame, docs: DataFrame, index: DataFrame | None, car
 
 
 def dedup_decisions(
-    docs: DataFrame, dedup: DedupConfig, index: DataFrame | None = None
+    docs: DataFrame, dedup: DedupConfig, index: DataFrame | None = None, read: ReadMapped | None = None
 ) -> tuple[DataFrame, DataFrame | None]:
     """docs (every row, repeated ids too: repeats.py keeps one of each) -> (verdicts, changes).
     Verdicts has one row (VERDICT_SCHEMA) per document dropped or
@@ -99,14 +113,16 @@ def dedup_decisions(
     stands for), note the reject detail when it is not the kept id, and the cluster, named by its
     smallest id; a document without a row is kept, alone in its cluster. Changes: the paragraph
     method's cleaning of each document it rewrote (paragraph_job.CHANGE_SCHEMA; None without that
-    method). With an index (id, exact_hash, signature, simhash), published documents join every
-    method as members that always win the keep rule and are never written."""
+    method). `read(function, schema)`: docs' rows read again, each batch through `function` in the
+    task that read it (spark_read.read_parts' `then`), so that signing costs no trip of the texts
+    through the JVM. With an index (id, exact_hash, signature, simhash), published documents join
+    every method as members that always win the keep rule and are never written."""
     order, carried = decision_order(dedup, docs.columns, with_index=index is not None)
     if "paragraph" in dedup.methods:  # it reads the texts of the rows that stay
         docs = split_repeats(docs)[0]
         signed = signatures(docs, dedup, index, carried)
     else:
-        signed = first_row_signatures(docs, dedup, index, carried)
+        signed = first_row_signatures(docs, dedup, index, carried, read)
     signed = signed.localCheckpoint()
     published = signed.where(F.col(IN_INDEX)).select("id") if index is not None else None
     return _spark_decisions(docs, signed, dedup, order, published, lambda d: signatures(d, dedup, index, carried))

@@ -40,7 +40,7 @@ from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.driver_budget import fits_driver
 from corpus_pipeline.dedup.driver_paragraphs import Cleaning, remove_repeated_paragraphs
 from corpus_pipeline.dedup.id_buckets import bucket_identity, row_order
-from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
+from corpus_pipeline.dedup.keep_rule import SOURCE_RANK, ranked_batch
 from corpus_pipeline.dedup.small_decisions import IN_INDEX, decision_order, method_duplicates
 from corpus_pipeline.engine.whole_corpus import conform
 from corpus_pipeline.storage import Storage
@@ -66,15 +66,6 @@ def read_table(parts: list, schema: pa.Schema, storage: Storage) -> pa.Table:
     return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
-def with_source_rank(docs: pa.Table, priority: list[str]) -> pa.Table:
-    """As spark_job.with_source_rank: the position of a document's source in `priority`."""
-    if not priority or "source" not in docs.column_names:
-        return docs
-    positions = {name: position for position, name in enumerate(priority)}
-    ranks = [positions.get(source, len(priority)) for source in docs.column("source").to_pylist()]
-    return docs.append_column(SOURCE_RANK, pa.array(ranks, pa.int32()))
-
-
 def input_batches(parts: list, schema: pa.Schema, priority: list[str], storage: Storage) -> Iterator[pa.Table]:
     """Every row of `parts` in `schema` (with its source rank and ROW_NUMBER), BATCH_ROWS at a
     time, in file order."""
@@ -83,7 +74,7 @@ def input_batches(parts: list, schema: pa.Schema, priority: list[str], storage: 
         with open_parquet(storage, str(part)) as parquet:
             present = columns_present(parquet, schema.names)
             for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=present):
-                table = with_source_rank(conform(batch, schema), priority)
+                table = ranked_batch(conform(batch, schema), priority)
                 numbers = pa.array(range(start, start + table.num_rows), pa.int64())
                 start += table.num_rows
                 yield table.append_column(ROW_NUMBER, numbers)

@@ -115,10 +115,15 @@ class IndexPublishStage(GlobalStage):
 
         from corpus_pipeline.engine.whole_corpus import read_parts, spark_schema, write_parts
 
-        docs = read_parts(spark, parts, DOCUMENT_SCHEMA, work.storage, _SIGNED_COLUMNS)
         config = self.config
-        signed = docs.mapInArrow(
-            lambda batches: (signature_batch(b, config) for b in batches), spark_schema(SIGNATURE_SCHEMA)
+        signed = read_parts(  # signed in the tasks that read them: the texts never reach the JVM
+            spark,
+            parts,
+            DOCUMENT_SCHEMA,
+            work.storage,
+            _SIGNED_COLUMNS,
+            lambda batch: signature_batch(batch, config),
+            spark_schema(SIGNATURE_SCHEMA),
         )
         prefixed = signed.withColumn("id", F.concat(F.lit(INDEX_ID_PREFIX), "id"))
         write_parts(prefixed, work.task_target, self.name, INDEX_SCHEMA, len(parts), work.storage)

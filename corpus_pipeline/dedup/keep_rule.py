@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import pyarrow as pa
+
 from corpus_pipeline.dedup.config import DedupConfig
 
 # The rank of a document's source in `dedup.source_priority` (0 first), added for the keep order.
@@ -23,6 +25,17 @@ def keep_order(config: DedupConfig, columns: list[str]) -> list[tuple[str, str]]
         order.append(("date", "asc"))
     order.append(("id", "asc"))
     return order
+
+
+def ranked_batch(docs: pa.Table | pa.RecordBatch, priority: list[str]):
+    """docs with SOURCE_RANK, the position of each one's `source` in `priority` (len(priority) for
+    any other source or none), when there is a priority and a source column; as
+    spark_job.with_source_rank gives a frame."""
+    if not priority or "source" not in docs.schema.names:
+        return docs
+    positions = {name: position for position, name in enumerate(priority)}
+    ranks = [positions.get(source, len(priority)) for source in docs.column("source").to_pylist()]
+    return docs.append_column(SOURCE_RANK, pa.array(ranks, pa.int32()))
 
 
 class _Descending:

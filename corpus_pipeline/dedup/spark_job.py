@@ -32,7 +32,7 @@ from corpus_pipeline.dedup.chain_job import dedup_decisions
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.index import read_index
-from corpus_pipeline.dedup.keep_rule import SOURCE_RANK
+from corpus_pipeline.dedup.keep_rule import SOURCE_RANK, ranked_batch
 from corpus_pipeline.dedup.paragraph_job import CHANGE_SCHEMA, apply_paragraph_changes
 from corpus_pipeline.dedup.repeats import SAME_TEXT, split_repeats
 from corpus_pipeline.engine.whole_corpus import commit_buckets, read_parts
@@ -59,7 +59,8 @@ def _clustered(docs: DataFrame, verdicts: DataFrame) -> DataFrame:
 
 def with_source_rank(docs: DataFrame, priority: list[str]) -> DataFrame:
     """docs with SOURCE_RANK: the position of its `source` in `priority`, len(priority) for any
-    other source or none (the writer leaves the column out: it is not in the output schema)."""
+    other source or none (the writer leaves the column out: it is not in the output schema); as
+    keep_rule.ranked_batch gives a batch."""
     if not priority or "source" not in docs.columns:
         return docs
     rank = F.lit(len(priority))
@@ -80,10 +81,15 @@ def decision_frame(
     one (decided against every published snapshot too, with `index_dir`) and, with the paragraph
     method, the cleaning of every document it rewrote; a document with neither is kept, unchanged,
     alone in its cluster. Duplicates and cleaned documents only: never the corpus."""
-    docs = read_parts(spark, [str(part) for part in parts], input_schema, storage, _document_columns(input_schema))
-    docs = with_source_rank(docs, dedup.source_priority)
+    paths, columns = [str(part) for part in parts], _document_columns(input_schema)
+    docs = with_source_rank(read_parts(spark, paths, input_schema, storage, columns), dedup.source_priority)
+
+    def read(function, schema) -> DataFrame:
+        ranked = partial(ranked_batch, priority=dedup.source_priority)
+        return read_parts(spark, paths, input_schema, storage, columns, lambda b: function(ranked(b)), schema)
+
     index = read_index(index_dir, dedup, spark, storage) if index_dir is not None else None
-    verdicts, changes = dedup_decisions(docs, dedup, index)
+    verdicts, changes = dedup_decisions(docs, dedup, index, read)
     return verdicts if changes is None else verdicts.join(changes, "id", "full")
 
 

@@ -36,9 +36,13 @@ def _shuffled_columns(frame) -> list[set[str]]:
     """The columns each shuffle of `frame`'s plan carries. Expression ids are left out: the two
     branches of a union that read one input get ids of their own, and their exchanges, equal but
     for them, run as one (the second is Spark's ReusedExchange)."""
-    plan = frame.sparkSession._jvm.PythonSQLUtils.explainString(frame._jdf.queryExecution(), "formatted")
+    plan = _plan(frame)
     shuffles = dict.fromkeys(re.sub(r"#\d+L?", "", f"{columns}|{how}") for columns, how in _EXCHANGE.findall(plan))
     return [{column.strip() for column in shuffle.partition("|")[0].split(",")} for shuffle in shuffles]
+
+
+def _plan(frame) -> str:
+    return frame.sparkSession._jvm.PythonSQLUtils.explainString(frame._jdf.queryExecution(), "formatted")
 
 
 @pytest.fixture
@@ -59,6 +63,20 @@ def test_the_decide_step_shuffles_signatures_not_texts(spark, documents):
     exchanges = _shuffled_columns(first_row_signatures(docs, dedup, None, carried))
     assert exchanges, "the repeated ids are set apart by a shuffle"
     assert all("text" not in columns and "signature" in columns for columns in exchanges), exchanges
+
+
+def test_signed_where_they_are_read_the_texts_never_reach_the_jvm(spark, documents):
+    dedup, paths = DedupConfig(), [str(part) for part in documents]
+    docs = read_parts(spark, paths, DOCUMENT_SCHEMA, Storage())
+    _, carried = decision_order(dedup, docs.columns, with_index=False)
+
+    def read(function, schema):
+        return read_parts(spark, paths, DOCUMENT_SCHEMA, Storage(), None, function, schema)
+
+    fused = first_row_signatures(docs, dedup, None, carried, read)
+    apart = first_row_signatures(docs, dedup, None, carried)
+    assert re.search(r"\btext#\d+", _plan(apart)) and not re.search(r"\btext#\d+", _plan(fused))
+    assert sorted(map(tuple, fused.collect())) == sorted(map(tuple, apart.collect()))
 
 
 def test_the_write_step_shuffles_the_texts_once(spark, documents, tmp_path):

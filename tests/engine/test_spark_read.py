@@ -81,6 +81,33 @@ def test_local_parts_read_as_pyarrow_reads_them(spark, tmp_path):
     assert spark_rows(narrow) == [{"id": r["id"], "warc_offset": r["warc_offset"]} for r in expected]
 
 
+def test_each_batch_read_goes_through_then_in_the_reading_task(spark, tmp_path):
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    parts = [str(p) for p in write_parts(tmp_path / "in")]
+    counted = StructType(
+        [StructField("id", StringType()), StructField("characters", LongType()), StructField("batch", LongType())]
+    )
+
+    def count(batch: pa.RecordBatch) -> pa.RecordBatch:
+        characters = [len(text) for text in batch.column("text").to_pylist()]
+        return pa.RecordBatch.from_pydict(
+            {"id": batch.column("id"), "characters": characters, "batch": [batch.num_rows] * batch.num_rows}
+        )
+
+    previous = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "4")  # a batch as a mapInArrow gets it
+    try:
+        rows = spark_rows(read_parts(spark, parts, SCHEMA, Storage(), ["id", "text"], count, counted))
+    finally:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", previous)
+    expected = pyarrow_rows([Path(p) for p in parts], SCHEMA)
+    assert [(row["id"], row["characters"]) for row in rows] == [(row["id"], len(row["text"])) for row in expected]
+    assert max(row["batch"] for row in rows) == 4
+    empty = read_parts(spark, parts[2:], SCHEMA, Storage(), ["id", "text"], count, counted)
+    assert empty.columns == ["id", "characters", "batch"] and empty.count() == 0
+
+
 def test_a_partition_per_core_or_per_split_never_more_than_row_groups(spark, tmp_path, monkeypatch):
     parts = [str(p) for p in write_parts(tmp_path / "in")]
     cores = spark.sparkContext.defaultParallelism

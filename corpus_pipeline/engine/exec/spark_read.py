@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -100,10 +100,21 @@ def broadcasts_by_measured_size(spark) -> Iterator[None]:
                 spark.conf.set(key, value)
 
 
-def read_parts(spark, parts: list[str], schema: pa.Schema, storage: Storage, columns: list[str] | None = None):
+def read_parts(
+    spark,
+    parts: list[str],
+    schema: pa.Schema,
+    storage: Storage,
+    columns: list[str] | None = None,
+    then: Callable[[pa.RecordBatch], pa.RecordBatch] | None = None,
+    then_schema=None,
+):
     """Every row of the Parquet files `parts` (local paths or `s3://` URIs) in `schema` (or its
     `columns`), in file and row group order; a column a part lacks is null there (tasks.conform).
-    Spark takes the frame for a few bytes: join it within broadcasts_by_measured_size."""
+    With `then`, every batch read goes through it in the task that read it, and the frame's rows
+    are its batches (`then_schema`, a Spark schema): a mapInArrow of the frame instead hands every
+    row, texts and all, to the JVM and back to Python. Spark takes the frame for a few bytes: join
+    it within broadcasts_by_measured_size."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     selected = schema if columns is None else pa.schema([schema.field(name) for name in columns])
@@ -112,7 +123,9 @@ def read_parts(spark, parts: list[str], schema: pa.Schema, storage: Storage, col
     paths = [str(part) for part in parts]
     items = plan_row_groups(paths, storage)
     if not items:
-        return spark.createDataFrame([], spark_fields)
+        return spark.createDataFrame([], then_schema or spark_fields)
+    # `then` sees the batches a mapInArrow of the frame would: as many rows as Spark hands one.
+    then_rows = int(spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch"))
     partitions = partition_count(items, spark.sparkContext.defaultParallelism)
     work = [(item.part, item.number) for item in items]  # what the tasks need of the plan
 
@@ -123,8 +136,13 @@ def read_parts(spark, parts: list[str], schema: pa.Schema, storage: Storage, col
                 present = columns_present(parquet, selected.names)
                 row_groups = [work[number][1] for number in group]
                 for batch in parquet.iter_batches(batch_size=_BATCH_ROWS, row_groups=row_groups, columns=present):
-                    yield from conform(batch, selected).cast(spark_arrow).to_batches()
+                    for conformed in conform(batch, selected).cast(spark_arrow).to_batches():
+                        if then is None:
+                            yield conformed
+                        else:
+                            for start in range(0, conformed.num_rows, then_rows):
+                                yield then(conformed.slice(start, then_rows))
 
     # spark.range cuts [0, n) into contiguous slices of equal size: partition p reads the items
     # numbered in its slice, so consecutive row groups of one part are read by one open file.
-    return spark.range(len(items), numPartitions=partitions).mapInArrow(read, spark_fields)
+    return spark.range(len(items), numPartitions=partitions).mapInArrow(read, then_schema or spark_fields)

@@ -87,6 +87,33 @@ def cluster_verdicts(dropped: Dropped, doc_ids: set[str]) -> list[dict]:
     return rows
 
 
+def decision_columns(rows: pa.Table, verdicts: dict[str, dict], repeats: list[bool | None]) -> pa.Table:
+    """`rows` with their decision (DecisionColumns) and cluster (CLUSTER_FIELDS) columns, on both
+    paths: `verdicts` by id (VERDICT_SCHEMA rows; a document without one is kept, alone in its
+    cluster), `repeats` per row: None for the row of an id that stays, else whether this later row
+    of the id has its text. The same page twice is an exact duplicate of itself; another text under
+    a kept id is an id collision whose detail names the id."""
+    columns = DecisionColumns()
+    empty = dict.fromkeys(VERDICT_SCHEMA.names)
+    kept_ids, reasons, clusters, sizes = [], [], [], []
+    for doc_id, same in zip(rows.column("id").to_pylist(), repeats, strict=True):
+        if same is not None:
+            kept_ids.append(doc_id if same else ID_COLLISION_DETAIL.format(id=doc_id))
+            reasons.append("exact_duplicate" if same else ID_COLLISION)
+            clusters.append(doc_id)
+            sizes.append(None)
+            continue
+        verdict = verdicts.get(doc_id, empty)
+        kept_ids.append(verdict["note"] if verdict["note"] is not None else verdict["kept_id"])
+        reasons.append(verdict["reason"])
+        clusters.append(doc_id if verdict["dup_cluster_id"] is None else verdict["dup_cluster_id"])
+        sizes.append(1 if verdict["dup_cluster_size"] is None else verdict["dup_cluster_size"])
+    named = {columns.kept_id: kept_ids, columns.reason: reasons, CLUSTER_FIELDS[0].name: clusters}
+    for name, values in named.items():
+        rows = rows.append_column(name, pa.array(values, pa.string()))
+    return rows.append_column(CLUSTER_FIELDS[1].name, pa.array(sizes, CLUSTER_FIELDS[1].type))
+
+
 # The same chain on int codes (id_codes.py), for the one task that gathers every method's drops
 # on Spark: arrays of 4-8 bytes an id where the dicts above took ~1.1 kB a verdict row. The driver
 # path keeps the dicts: it calls chained() between its methods and wants the verdicts as dicts.

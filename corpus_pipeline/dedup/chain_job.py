@@ -19,7 +19,8 @@ in their output buckets with the repeats' own shuffle (at 86k documents, 498 MB 
 shuffle written where 1,234 MB were, 80 CPU s of the process tree where 95 were). Those counts and
 that CPU leaned on broadcasts the planner chose on a wrong size (spark_read.broadcasts_by_measured_size):
 without them, 22 + 4 jobs at 40 documents, 23 + 4 and 93.5 CPU s at 86k; 21 + 4 and 22 + 4 since
-the last method's drops are computed within the verdicts' query. Signed in the tasks that
+the last method's drops are computed within the verdicts' query, 21 + 2 and 22 + 2 since the write
+gives the documents their decisions in its tasks (write_task.py). Signed in the tasks that
 read the documents (read_parts' `then`), the texts no longer go to the JVM and back before the
 signing: at 86k, 85.7 -> 77.0 CPU s (the JVM's 35.5 -> 31.5), the same bytes written. Both paths make
 the same choices: the tests compare their output bytes.
@@ -43,7 +44,7 @@ from corpus_pipeline.dedup.decisions import exact_duplicates, minhash_duplicates
 from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.id_codes import NO_ID, SortedIds, dictionary_codes, taken
 from corpus_pipeline.dedup.paragraph_job import remove_repeated_paragraphs
-from corpus_pipeline.dedup.repeats import split_repeats
+from corpus_pipeline.dedup.repeats import first_rows
 from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates
 from corpus_pipeline.dedup.small_decisions import IN_INDEX, SEMANTIC_COLUMNS, decision_order, method_duplicates
 from corpus_pipeline.engine.whole_corpus import spark_schema
@@ -70,7 +71,7 @@ def first_row_signatures(
     text: the 394 MB that the split of the documents themselves shuffled). With `read`, signed in
     the tasks that read the documents: the texts never reach the JVM."""
     repeat_order = [column for column in row_order(docs.columns)[1:] if column not in carried]
-    first, _ = split_repeats(_signed(docs, dedup, [*carried, *repeat_order], read))
+    first = first_rows(_signed(docs, dedup, [*carried, *repeat_order], read))
     return _with_index(first.drop(*repeat_order), docs, index, carried)
 
 
@@ -120,7 +121,7 @@ def dedup_decisions(
     every method as members that always win the keep rule and are never written."""
     order, carried = decision_order(dedup, docs.columns, with_index=index is not None)
     if "paragraph" in dedup.methods:  # it reads the texts of the rows that stay
-        docs = split_repeats(docs)[0]
+        docs = first_rows(docs)
         signed = signatures(docs, dedup, index, carried)
     else:
         signed = first_row_signatures(docs, dedup, index, carried, read)

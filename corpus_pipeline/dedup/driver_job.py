@@ -29,12 +29,10 @@ from corpus_pipeline.dedup.bucket_spill import BucketSpill
 from corpus_pipeline.dedup.bucket_writer import bucket_done, write_bucket
 from corpus_pipeline.dedup.chain import (
     CLUSTER_FIELDS,
-    ID_COLLISION,
-    ID_COLLISION_DETAIL,
-    VERDICT_SCHEMA,
     DecisionColumns,
     chained,
     cluster_verdicts,
+    decision_columns,
 )
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.driver_budget import fits_driver
@@ -108,9 +106,9 @@ def signed_rows(table: pa.Table, dedup: DedupConfig, carried: list[str]) -> list
 
 
 def later_rows(keys: list[tuple]) -> dict[int, bool]:
-    """As repeats.split_repeats, from (order values, row number, text digest) of every row: {row
-    number of each later row of a repeated id: whether its text is the earliest row's}. A null on
-    either side counts as the same, as Spark's coalesce(text = first(text), true) does."""
+    """As repeats.first_rows and write_task.RepeatStates, from (order values, row number, text
+    digest) of every row: {row number of each later row of a repeated id: whether its text is the
+    earliest row's}. A null on either side counts as the same."""
     later, previous, kept_digest = {}, None, None
     for values, number, digest in sorted(keys, key=lambda key: (_ascending_key(key[0], False), key[1])):
         if values[0] == previous:
@@ -167,39 +165,16 @@ def _decisions(
     return {row["id"]: row for row in cluster_verdicts(dropped, doc_ids)}, cleaning
 
 
-def _decision_columns(rows: pa.Table, verdicts: dict, later: dict[int, bool]) -> pa.Table:
-    """As spark_job._clustered and decided_documents: each row with its decision and cluster. A
-    repeated id's later row: the same page twice is an exact duplicate of itself, another text under
-    a kept id an id collision whose detail names the id."""
-    empty = dict.fromkeys(VERDICT_SCHEMA.names)
-    kept_ids, reasons, clusters, sizes = [], [], [], []
-    for doc_id, number in zip(rows.column("id").to_pylist(), rows.column(ROW_NUMBER).to_pylist(), strict=True):
-        if number in later:
-            same = later[number]
-            kept_ids.append(doc_id if same else ID_COLLISION_DETAIL.format(id=doc_id))
-            reasons.append("exact_duplicate" if same else ID_COLLISION)
-            clusters.append(doc_id)
-            sizes.append(None)
-            continue
-        verdict = verdicts.get(doc_id, empty)
-        kept_ids.append(verdict["note"] if verdict["note"] is not None else verdict["kept_id"])
-        reasons.append(verdict["reason"])
-        clusters.append(doc_id if verdict["dup_cluster_id"] is None else verdict["dup_cluster_id"])
-        sizes.append(1 if verdict["dup_cluster_size"] is None else verdict["dup_cluster_size"])
-    columns = {COLUMNS.kept_id: kept_ids, COLUMNS.reason: reasons, CLUSTER_FIELDS[0].name: clusters}
-    for name, values in columns.items():
-        rows = rows.append_column(name, pa.array(values, pa.string()))
-    return rows.append_column(CLUSTER_FIELDS[1].name, pa.array(sizes, CLUSTER_FIELDS[1].type))
-
-
 def _decided_bucket(rows: pa.Table, verdicts, later, cleaning: Cleaning | None) -> pa.Table:
-    """A bucket's rows sorted as Spark sorts them (ascending, nulls first), with their decisions (and
-    paragraph cleaning). One table, not slices: the Parquet writer pages a table's chunks as they
-    come, so slices would give other bytes for the same rows."""
-    rows = rows.take(pa.array(ascending(rows, row_order(rows.column_names), nulls_first=True), pa.int64()))
+    """A bucket's rows sorted as the Spark path sorts them (id, then a repeated id's earliest row
+    first: ascending, nulls last), with their decisions (and paragraph cleaning). One table, not
+    slices: the Parquet writer pages a table's chunks as they come, so slices would give other bytes
+    for the same rows."""
+    rows = rows.take(pa.array(ascending(rows, row_order(rows.column_names), nulls_first=False), pa.int64()))
+    repeats = [later.get(number) for number in rows.column(ROW_NUMBER).to_pylist()]
     if cleaning is not None:
-        rows = cleaning.apply(rows, [number not in later for number in rows.column(ROW_NUMBER).to_pylist()])
-    return _decision_columns(rows, verdicts, later)
+        rows = cleaning.apply(rows, [same is None for same in repeats])
+    return decision_columns(rows, verdicts, repeats)
 
 
 def decide_and_write(

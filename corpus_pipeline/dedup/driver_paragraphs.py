@@ -14,13 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from corpus_pipeline.dedup.config import DedupConfig, ParagraphDedupConfig
-from corpus_pipeline.dedup.paragraph_batches import (
-    CHARACTERS_REMOVED,
-    PARAGRAPHS_REMOVED,
-    REASON,
-    cleaned_batch,
-    paragraph_hash_batch,
-)
+from corpus_pipeline.dedup.paragraph_batches import REASON, cleaned_batch, paragraph_hash_batch, with_changes
 
 # Input batches of first rows (a repeated id's later rows left out), read again on each call.
 Batches = Callable[[], Iterator[pa.Table]]
@@ -48,24 +42,8 @@ class Cleaning:
     def apply(self, table: pa.Table, first: list[bool]) -> pa.Table:
         """`table` with the cleaned text of its flagged first rows (not of those it rejects) and the
         count columns (null where a row is not flagged), as paragraph_job writes them."""
-        rows = {row["id"]: row for row in self.cleaned(table).to_pylist()}
-        texts, removed, characters = [], [], []
-        ids, originals = table.column("id").to_pylist(), table.column("text").to_pylist()
-        for doc_id, text, is_first in zip(ids, originals, first, strict=True):
-            row = rows.get(doc_id) if is_first else None
-            keep_cleaned = row is not None and row["cleaned_text"] is not None and row["reject_detail"] is None
-            texts.append(row["cleaned_text"] if keep_cleaned else text)
-            removed.append(None if row is None else row["paragraphs_removed"])
-            characters.append(None if row is None else row["characters_removed"])
-        text_field = table.schema.get_field_index("text")
-        table = table.set_column(text_field, "text", pa.array(texts, table.schema.field("text").type))
-        table = _replace_column(table, PARAGRAPHS_REMOVED, pa.array(removed, pa.int64()))
-        return _replace_column(table, CHARACTERS_REMOVED, pa.array(characters, pa.int64()))
-
-
-def _replace_column(table: pa.Table, name: str, values: pa.Array) -> pa.Table:
-    index = table.schema.get_field_index(name)
-    return table.append_column(name, values) if index < 0 else table.set_column(index, name, values)
+        changes = {row["id"]: row for row in self.cleaned(table).to_pylist()}
+        return with_changes(table, changes, first)
 
 
 def remove_repeated_paragraphs(

@@ -55,3 +55,26 @@ def cleaned_batch(batch: pa.RecordBatch, min_documents: int, min_chars: int) -> 
         columns["characters_removed"].append(cleaned.characters_removed)
         columns["reject_detail"].append(detail)
     return pa.RecordBatch.from_pydict(columns, schema=CLEANED_SCHEMA)
+
+
+def with_changes(table: pa.Table, changes: dict[str, dict], first: list[bool]) -> pa.Table:
+    """`table` with the paragraph method's changes (CLEANED_SCHEMA rows by id) applied to its `first`
+    rows (a repeated id's later rows keep their text): the cleaned text of a document it cleaned and
+    kept, and the count columns the stage's counters read (null where a row was not cleaned)."""
+    texts, removed, characters = [], [], []
+    ids, originals = table.column("id").to_pylist(), table.column("text").to_pylist()
+    for doc_id, text, is_first in zip(ids, originals, first, strict=True):
+        row = changes.get(doc_id) if is_first else None
+        keep_cleaned = row is not None and row["cleaned_text"] is not None and row["reject_detail"] is None
+        texts.append(row["cleaned_text"] if keep_cleaned else text)
+        removed.append(None if row is None else row["paragraphs_removed"])
+        characters.append(None if row is None else row["characters_removed"])
+    text_field = table.schema.get_field_index("text")
+    table = table.set_column(text_field, "text", pa.array(texts, table.schema.field("text").type))
+    table = _replace_column(table, PARAGRAPHS_REMOVED, pa.array(removed, pa.int64()))
+    return _replace_column(table, CHARACTERS_REMOVED, pa.array(characters, pa.int64()))
+
+
+def _replace_column(table: pa.Table, name: str, values: pa.Array) -> pa.Table:
+    index = table.schema.get_field_index(name)
+    return table.append_column(name, values) if index < 0 else table.set_column(index, name, values)

@@ -107,7 +107,7 @@ class DedupStage(GlobalStage):
     def _run_on_spark(self, input_dirs, parts, schemas, buckets: int, work, executor: Executor) -> dict:
         """Two steps: decide (materialized, decide_step.py), then write every document with its verdict."""
         from corpus_pipeline.dedup.decide_step import DecideStep
-        from corpus_pipeline.dedup.spark_job import decided_documents, write_spark_buckets
+        from corpus_pipeline.dedup.spark_job import write_spark_buckets
 
         (input_schema, schema), storage, session = schemas, work.storage, executor.session()
         decide = DecideStep(self, input_schema, buckets)
@@ -115,9 +115,7 @@ class DedupStage(GlobalStage):
             reports = run_steps(self.name, [SubStep("decide", decide)], input_dirs, work, executor)
             with spark_step(executor, f"{self.name} › write") as write:
                 decisions = input_parts(reports["decide"].output, storage)
-                decided, columns = decided_documents(
-                    session, parts, input_schema, decisions, self.config, buckets, storage
-                )
-                write_spark_buckets(decided, columns, schema, work.task_target, buckets, storage)
+                target = (work.task_target, buckets)
+                write_spark_buckets(session, parts, input_schema, decisions, self.config, target, schema, storage)
         reports["write"] = write
         return {"steps": {name: report.facts() for name, report in reports.items()}}

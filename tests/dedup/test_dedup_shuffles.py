@@ -1,23 +1,21 @@
-"""Dedup's Spark path moves the texts through one shuffle, the write's: the decide step signs the
-rows where they are read, and the write places the documents in their output buckets with the
-shuffle that sets repeated ids apart (chain_job.first_row_signatures, spark_job.decided_documents).
-Read from the plans Spark makes: which exchanges carry the `text` column, and which joins broadcast."""
+"""Dedup's Spark path moves the texts through one shuffle and one sort, the write's: the decide step
+signs the rows where they are read (chain_job.first_row_signatures), and the write places the
+documents in their output buckets, sorted there, and gives them their decisions in its tasks
+(spark_job.write_spark_buckets). Read from the plans Spark makes: which exchanges carry the `text`
+column, how many sorts there are, and which joins broadcast."""
 
 from __future__ import annotations
 
 import random
 import re
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN
 from corpus_pipeline.dedup.chain_job import first_row_signatures
 from corpus_pipeline.dedup.config import DedupConfig
-from corpus_pipeline.dedup.id_buckets import row_order
 from corpus_pipeline.dedup.small_decisions import decision_order
-from corpus_pipeline.dedup.spark_job import decided_documents, decision_schema
+from corpus_pipeline.dedup.spark_job import bucket_order
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.exec.spark_read import broadcasts_by_measured_size, read_parts
@@ -79,14 +77,12 @@ def test_signed_where_they_are_read_the_texts_never_reach_the_jvm(spark, documen
     assert sorted(map(tuple, fused.collect())) == sorted(map(tuple, apart.collect()))
 
 
-def test_the_write_step_shuffles_the_texts_once(spark, documents, tmp_path):
-    dedup = DedupConfig()
-    decisions = tmp_path / "decisions.parquet"
-    pq.write_table(pa.Table.from_pylist([], schema=decision_schema(dedup)), decisions)
-    decided, _ = decided_documents(spark, documents, DOCUMENT_SCHEMA, [str(decisions)], dedup, BUCKETS, Storage())
-    written = bucketed(decided, BUCKETS, row_order(decided.columns), column=BUCKET_COLUMN)
+def test_the_write_step_shuffles_and_sorts_the_texts_once(spark, documents):
+    docs = read_parts(spark, [str(part) for part in documents], DOCUMENT_SCHEMA, Storage())
+    written = bucketed(docs, BUCKETS, bucket_order(docs.columns), column=BUCKET_COLUMN)
     with_text = [columns for columns in _shuffled_columns(written) if "text" in columns]
     assert len(with_text) == 1, _shuffled_columns(written)
+    assert len(re.findall(r"^\(\d+\) Sort\b", _plan(written), re.MULTILINE)) == 1, _plan(written)
 
 
 def test_dedup_broadcasts_only_what_adaptive_execution_measured(spark):

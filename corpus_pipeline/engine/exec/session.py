@@ -7,7 +7,6 @@ import os
 import sys
 import threading
 
-from corpus_pipeline.engine.config import EngineConfig
 from corpus_pipeline.engine.exec import jvm_archive
 from corpus_pipeline.engine.exec.spark_config import SparkConfig
 
@@ -36,7 +35,7 @@ def embedded_heap(memory_mb: int) -> str:
 
 def get_spark(config: SparkConfig | None = None, memory_mb: int | None = None):
     """The session of `config`; an embedded one (no spark-submit) sized to `memory_mb` (the run's
-    engine.memory_mb; EngineConfig's default when None) unless spark.conf sets spark.driver.memory."""
+    engine.memory_mb; None: Spark's own default heap) unless spark.conf sets spark.driver.memory."""
     from pyspark.sql import SparkSession
 
     config = config or SparkConfig()
@@ -55,7 +54,8 @@ def get_spark(config: SparkConfig | None = None, memory_mb: int | None = None):
             # non-loopback interface it finds when the hostname resolves to 127.0.0.1.
             builder = builder.config("spark.driver.host", "127.0.0.1")
             builder = builder.config("spark.driver.bindAddress", "127.0.0.1")
-            conf.setdefault("spark.driver.memory", embedded_heap(memory_mb or EngineConfig().memory_mb))
+            if memory_mb is not None:
+                conf.setdefault("spark.driver.memory", embedded_heap(memory_mb))
             if config.quick_start_jvm:
                 options = f"{QUICK_START_JVM} {conf.get('spark.driver.extraJavaOptions', '')}".strip()
                 memory = conf.get("spark.driver.memory")

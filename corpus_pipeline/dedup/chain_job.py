@@ -18,9 +18,9 @@ step signs the rows where they are read (first_row_signatures) and the write pla
 in their output buckets with the repeats' own shuffle (at 86k documents, 498 MB of text: 484 MB of
 shuffle written where 1,234 MB were, 80 CPU s of the process tree where 95 were). Those counts and
 that CPU leaned on broadcasts the planner chose on a wrong size (spark_read.broadcasts_by_measured_size):
-without them, 22 + 4 jobs at 40 documents, 23 + 4 and 93.5 CPU s at 86k; 21 + 4 and 22 + 4 since
-the last method's drops are computed within the verdicts' query, 21 + 2 and 22 + 2 since the write
-gives the documents their decisions in its tasks (write_task.py). Signed in the tasks that
+without them, 22 + 4 jobs at 40 documents, 23 + 4 and 93.5 CPU s at 86k; 20 + 2 and 21 + 2 since
+the methods' drops are computed within the verdicts' query and the write gives the documents their
+decisions in its tasks (write_task.py). Signed in the tasks that
 read the documents (read_parts' `then`), the texts no longer go to the JVM and back before the
 signing: at 86k, 85.7 -> 77.0 CPU s (the JVM's 35.5 -> 31.5), the same bytes written. Both paths make
 the same choices: the tests compare their output bytes.
@@ -158,10 +158,10 @@ def _spark_decisions(
             else:
                 found = minhash_duplicates(survivors.select("id", "signature"), keys, dedup, order)
             found = found.withColumn("note", F.lit(None).cast("string"))
-        if method != dedup.methods[-1] or method == "paragraph":
-            # Read by the next method and the verdicts (the paragraph method's by its changes too):
-            # materialized once. The last document method's drops are read by the verdicts alone,
-            # within their query: one Spark job fewer.
+        if method == "paragraph":
+            # Read by its changes too: materialized once. A document method's drops are read by the
+            # next methods and the verdicts, all within the verdicts' query, where Spark runs their
+            # shuffles once (ReusedExchange): materialized apart, they were a Spark job each.
             found = found.localCheckpoint()
         founds.append(found)
         survivors = survivors.join(found.select("id"), "id", "left_anti")

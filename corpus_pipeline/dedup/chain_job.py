@@ -13,17 +13,14 @@ ids only. On the issue's generated documents (engine.memory_mb=256 forcing this 
 benchmarks/bench_dedup_jobs.py --input) the stage ran 47 / 48 / 50 Spark jobs at 10k / 50k /
 100k documents before, 17 / 17 / 17 after (repeats.py shuffles by id whatever the input's
 partitions); since the decisions are a step of their own (decide_step.py), 15 for the decide step
-and 3 for the write, at 40 documents as at 86k. The texts cross one shuffle, the write's: the decide
-step signs the rows where they are read (first_row_signatures) and the write places the documents
-in their output buckets with the repeats' own shuffle (at 86k documents, 498 MB of text: 484 MB of
-shuffle written where 1,234 MB were, 80 CPU s of the process tree where 95 were). Those counts and
-that CPU leaned on broadcasts the planner chose on a wrong size (spark_read.broadcasts_by_measured_size):
-without them, 22 + 4 jobs at 40 documents, 23 + 4 and 93.5 CPU s at 86k; 20 + 2 and 21 + 2 since
-the methods' drops are computed within the verdicts' query and the write gives the documents their
-decisions in its tasks (write_task.py). Signed in the tasks that
-read the documents (read_parts' `then`), the texts no longer go to the JVM and back before the
-signing: at 86k, 85.7 -> 77.0 CPU s (the JVM's 35.5 -> 31.5), the same bytes written. Both paths make
-the same choices: the tests compare their output bytes.
+and 3 for the write, at 40 documents as at 86k. The texts now cross one shuffle and one sort, the
+write's: the decide step signs the documents in the tasks that read them (first_row_signatures with
+read_parts' `then`: at 86k documents, 85.7 -> 77.0 CPU s, the texts no longer going to the JVM and
+back), and the write sorts them into their output buckets and decides each there (write_task.py).
+Jobs, without the broadcasts the planner chose on a wrong size
+(spark_read.broadcasts_by_measured_size), which the counts above leaned on: 20 + 2 at 40 documents,
+21 + 2 at 86k, 19 + 2 at 858k, the methods' drops computed within the verdicts' query. Both paths
+make the same choices: the tests compare their output bytes.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """A dedup output bucket committed as one task: its documents, each with its decision (the
 DecisionColumns; reason null: kept), to `part-<bucket>.parquet` and `_rejected/reason=<r>/`.
 
-The Spark path (spark_job.write_spark_buckets) and the driver's (driver_job.py) both hand each
-bucket's rows, sorted by id, to `write_bucket`, so one code writes the bytes of either.
+The Spark path (spark_job.write_spark_buckets, write_task.py) and the driver's (driver_job.py)
+both write each bucket's rows, sorted alike and decided by chain.decision_columns, with
+`fill_bucket`, so one code writes the bytes of either.
 """
 
 from __future__ import annotations

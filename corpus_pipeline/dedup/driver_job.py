@@ -78,16 +78,16 @@ def input_batches(parts: list, schema: pa.Schema, priority: list[str], storage: 
                 yield table.append_column(ROW_NUMBER, numbers)
 
 
-def _ascending_key(values: tuple, nulls_first: bool) -> tuple:
-    """Spark's sort of a row's values: strings by code point (UTF-8 byte order), nulls first or last."""
-    null, value = (0, 1) if nulls_first else (1, 0)
-    return tuple((null,) if v is None else (value, v) for v in values)
+def _ascending_key(values: tuple) -> tuple:
+    """Spark's ascending, nulls-last sort of a row's values: strings by code point (UTF-8 byte order)."""
+    return tuple((1,) if v is None else (0, v) for v in values)
 
 
-def ascending(table: pa.Table, columns: list[str], nulls_first: bool) -> list[int]:
-    """The row numbers of `table` sorted by `columns`, as Spark sorts them (a stable sort)."""
+def ascending(table: pa.Table, columns: list[str]) -> list[int]:
+    """The row numbers of `table` sorted by `columns` as the Spark path sorts a bucket
+    (spark_job.bucket_order; a stable sort)."""
     values = list(zip(*(table.column(name).to_pylist() for name in columns), strict=True))
-    return sorted(range(table.num_rows), key=lambda row: _ascending_key(values[row], nulls_first))
+    return sorted(range(table.num_rows), key=lambda row: _ascending_key(values[row]))
 
 
 def _text_digest(text: str | None) -> bytes | None:
@@ -110,7 +110,7 @@ def later_rows(keys: list[tuple]) -> dict[int, bool]:
     digest) of every row: {row number of each later row of a repeated id: whether its text is the
     earliest row's}. A null on either side counts as the same."""
     later, previous, kept_digest = {}, None, None
-    for values, number, digest in sorted(keys, key=lambda key: (_ascending_key(key[0], False), key[1])):
+    for values, number, digest in sorted(keys, key=lambda key: (_ascending_key(key[0]), key[1])):
         if values[0] == previous:
             later[number] = digest is None or kept_digest is None or digest == kept_digest
         else:
@@ -170,7 +170,7 @@ def _decided_bucket(rows: pa.Table, verdicts, later, cleaning: Cleaning | None) 
     first: ascending, nulls last), with their decisions (and paragraph cleaning). One table, not
     slices: the Parquet writer pages a table's chunks as they come, so slices would give other bytes
     for the same rows."""
-    rows = rows.take(pa.array(ascending(rows, row_order(rows.column_names), nulls_first=False), pa.int64()))
+    rows = rows.take(pa.array(ascending(rows, row_order(rows.column_names)), pa.int64()))
     repeats = [later.get(number) for number in rows.column(ROW_NUMBER).to_pylist()]
     if cleaning is not None:
         rows = cleaning.apply(rows, [same is None for same in repeats])

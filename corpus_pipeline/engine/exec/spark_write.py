@@ -26,10 +26,11 @@ _PART = "_part"
 _RESULT_SCHEMA = "part long, rows long"
 
 
-def commit_buckets(frame, work: str, parts: int, storage: Storage, fill, order: list[str], key: str = "id",
+def commit_buckets(frame, work: str, parts: int, storage: Storage, fill, order: list, key: str = "id",
                    column: str = _PART) -> None:  # fmt: skip
     """Commit each bucket of `frame` (Murmur3(`key`) mod `parts`, carried as `column`) as one task
-    into `work`, its rows sorted by `order`: `fill(batches, attempt) -> {stage: counters}` writes
+    into `work`, its rows sorted by `order` (column names or sort expressions):
+    `fill(batches, attempt) -> {stage: counters}` writes
     the task's files. A bucket already committed (a resumed run) is not written again."""
 
     def write(batches) -> Iterator[pa.RecordBatch]:
@@ -43,7 +44,7 @@ def commit_buckets(frame, work: str, parts: int, storage: Storage, fill, order: 
     bucketed(frame, parts, order, key, column).mapInArrow(write, _RESULT_SCHEMA).collect()
 
 
-def bucketed(frame, parts: int, order: list[str], key: str = "id", column: str = _PART):
+def bucketed(frame, parts: int, order: list, key: str = "id", column: str = _PART):
     """`frame` with its bucket number as `column`, each partition holding whole buckets sorted by
     `order`: the rows commit_buckets writes."""
     from pyspark.sql import functions as F

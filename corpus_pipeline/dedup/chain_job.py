@@ -26,7 +26,7 @@ make the same choices: the tests compare their output bytes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import reduce
+from functools import partial, reduce
 
 import numpy as np
 import pyarrow as pa
@@ -44,11 +44,13 @@ from corpus_pipeline.dedup.paragraph_job import remove_repeated_paragraphs
 from corpus_pipeline.dedup.repeats import first_rows
 from corpus_pipeline.dedup.simhash_decisions import simhash_duplicates
 from corpus_pipeline.dedup.small_decisions import IN_INDEX, SEMANTIC_COLUMNS, decision_order, method_duplicates
-from corpus_pipeline.engine.whole_corpus import spark_schema
+from corpus_pipeline.engine.whole_corpus import PART_COLUMN, bucket_of, spark_schema
 
 _METHOD = "_method"  # a drop's method, by its place in dedup.methods
 _KEPT_PUBLISHED = "_kept_published"  # a drop's kept_id is one of the index's documents
+_ID_BUCKET, _KEPT_BUCKET = "_id_bucket", "_kept_bucket"  # the decide part of a drop's id, kept_id
 _BATCH_ROWS = 65_536  # verdict rows a batch, streamed back from the gathering task
+BUCKETED_VERDICT_SCHEMA = VERDICT_SCHEMA.append(pa.field(PART_COLUMN, pa.int32()))
 _FOUND_SCHEMA = pa.schema([("id", pa.string()), ("kept_id", pa.string()), ("reason", pa.string())])
 # (function of a batch, the Spark schema of what it returns) -> the documents read, mapped by it.
 ReadMapped = Callable[[Callable[[pa.RecordBatch], pa.RecordBatch], StructType], DataFrame]
@@ -104,10 +106,14 @@ def _with_index(signed: DataFrame, docs: DataFrame, index: DataFrame | None, car
 
 
 def dedup_decisions(
-    docs: DataFrame, dedup: DedupConfig, index: DataFrame | None = None, read: ReadMapped | None = None
+    docs: DataFrame,
+    dedup: DedupConfig,
+    buckets: int,
+    index: DataFrame | None = None,
+    read: ReadMapped | None = None,
 ) -> tuple[DataFrame, DataFrame | None]:
     """docs (every row, repeated ids too: repeats.py keeps one of each) -> (verdicts, changes).
-    Verdicts has one row (VERDICT_SCHEMA) per document dropped or
+    Verdicts (cluster_verdict_frame, in `buckets` id buckets) has one row (VERDICT_SCHEMA) per document dropped or
     standing for dropped ones: kept_id the document finally kept (null for a document no other
     stands for), note the reject detail when it is not the kept id, and the cluster, named by its
     smallest id; a document without a row is kept, alone in its cluster. Changes: the paragraph
@@ -124,7 +130,8 @@ def dedup_decisions(
         signed = first_row_signatures(docs, dedup, index, carried, read)
     signed = signed.localCheckpoint()
     published = signed.where(F.col(IN_INDEX)).select("id") if index is not None else None
-    return _spark_decisions(docs, signed, dedup, order, published, lambda d: signatures(d, dedup, index, carried))
+    sign = partial(signatures, dedup=dedup, index=index, carried=carried)
+    return _spark_decisions(docs, signed, dedup, order, published, sign, buckets)
 
 
 def _spark_decisions(
@@ -134,9 +141,10 @@ def _spark_decisions(
     order,
     published: DataFrame | None,
     sign: Callable[[DataFrame], DataFrame],
+    buckets: int,
 ) -> tuple[DataFrame, DataFrame | None]:
     """The chain as Spark jobs: every method's drops materialized before the next method runs."""
-    keys = signed.select(*dict.fromkeys(column for column, _ in order))
+    keep_columns = list(dict.fromkeys(column for column, _ in order if column != "id"))
     survivors, founds, changes = signed, [], None
     for method in dedup.methods:
         if method == "paragraph":
@@ -149,11 +157,11 @@ def _spark_decisions(
             elif method == "exact":
                 found = exact_duplicates(survivors, order)
             elif method == "simhash":
-                found = simhash_duplicates(survivors.select("id", "simhash"), keys, dedup.simhash, order)
+                found = simhash_duplicates(survivors.select("id", "simhash", *keep_columns), dedup.simhash, order)
             elif method == "semantic":
                 found = _semantic_on_driver(survivors, dedup, order)
             else:
-                found = minhash_duplicates(survivors.select("id", "signature"), keys, dedup, order)
+                found = minhash_duplicates(survivors.select("id", "signature", *keep_columns), dedup, order)
             found = found.withColumn("note", F.lit(None).cast("string"))
         if method == "paragraph":
             # Read by its changes too: materialized once. A document method's drops are read by the
@@ -162,7 +170,7 @@ def _spark_decisions(
             found = found.localCheckpoint()
         founds.append(found)
         survivors = survivors.join(found.select("id"), "id", "left_anti")
-    return cluster_verdict_frame(founds, published), changes
+    return cluster_verdict_frame(founds, published, buckets), changes
 
 
 def _semantic_on_driver(survivors: DataFrame, dedup: DedupConfig, order) -> DataFrame:
@@ -179,14 +187,18 @@ def _semantic_on_driver(survivors: DataFrame, dedup: DedupConfig, order) -> Data
     return survivors.sparkSession.createDataFrame(table)
 
 
-def cluster_verdict_frame(founds: list[DataFrame], published: DataFrame | None) -> DataFrame:
+def cluster_verdict_frame(founds: list[DataFrame], published: DataFrame | None, buckets: int) -> DataFrame:
     """chain.chained over each method's drops (id, kept_id, reason, note), in method order, then
     chain.cluster_verdicts, in one task: one shuffle whatever the input, where the same as joins
     and aggregations were 12 of the stage's 26 Spark jobs (10k documents). That task holds the
     dropped documents' ids (duplicates only, as components.py's), as int codes (chain.chain_codes):
     ~230 bytes a dropped document and 4.7-4.9 CPU s at 2M of them, where dicts of Python strings
     took 1.7 kB and 25-29 s. `published`: the ids of the index's documents (None without an index),
-    which stand for their drops but are no documents of this run."""
+    which stand for their drops but are no documents of this run.
+
+    The rows come as the decide step's parts take them (write_bucketed_parts): each with its id's
+    bucket of `buckets` (PART_COLUMN), sorted by bucket then id, the buckets computed by Spark
+    before the gather, so no shuffle follows the task (one Spark job fewer)."""
     drops = [
         found.select("id", "kept_id", "reason", "note", F.lit(position).alias(_METHOD))
         for position, found in enumerate(founds)
@@ -197,20 +209,24 @@ def cluster_verdict_frame(founds: list[DataFrame], published: DataFrame | None) 
     else:
         flags = published.select(F.col("id").alias("kept_id"), F.lit(True).alias(_KEPT_PUBLISHED))
         gathered = gathered.join(flags, "kept_id", "left").fillna(False, [_KEPT_PUBLISHED])
-    return gathered.repartition(1).mapInArrow(_verdict_batches, spark_schema(VERDICT_SCHEMA))
+    gathered = gathered.withColumns({_ID_BUCKET: bucket_of("id", buckets), _KEPT_BUCKET: bucket_of("kept_id", buckets)})
+    return gathered.repartition(1).mapInArrow(_verdict_batches, spark_schema(BUCKETED_VERDICT_SCHEMA))
 
 
 def _verdict_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The one partition's drops -> VERDICT_SCHEMA rows by id, as the driver path decides them
-    (chain.chained, chain.cluster_verdicts), on int codes of the ids (chain.chain_codes)."""
+    """The one partition's drops -> BUCKETED_VERDICT_SCHEMA rows by bucket then id, as the driver
+    path decides them (chain.chained, chain.cluster_verdicts), on int codes of the ids
+    (chain.chain_codes)."""
     ids = SortedIds(columns=2)
-    reasons, notes, methods, published = [], [], [], []
+    reasons, notes, methods, published, id_buckets, kept_buckets = [], [], [], [], [], []
     for batch in batches:
         ids.add(batch.column("id"), batch.column("kept_id"))
         reasons.append(batch.column("reason"))
         notes.append(batch.column("note"))
         methods.append(batch.column(_METHOD).to_numpy())
         published.append(batch.column(_KEPT_PUBLISHED).to_numpy(zero_copy_only=False))
+        id_buckets.append(batch.column(_ID_BUCKET).to_numpy())
+        kept_buckets.append(batch.column(_KEPT_BUCKET).to_numpy())
     names, (doc, kept) = ids.sorted()
     reason_values, reason_codes = _row_codes(reasons)
     note_values, note_codes = _row_codes(notes)
@@ -218,6 +234,12 @@ def _verdict_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBat
     standing = np.zeros(len(names), dtype=bool)  # kept ids that are documents of this run
     standing[kept[(kept != NO_ID) & ~_joined(published, bool)]] = True
     members, clusters, sizes = cluster_codes(final, standing)
+    bucket = np.zeros(len(names), dtype=np.int32)  # each name's, from a row that holds it
+    has_kept = kept != NO_ID
+    bucket[kept[has_kept]] = _joined(kept_buckets, np.int32)[has_kept]
+    bucket[doc] = _joined(id_buckets, np.int32)
+    by_bucket = np.argsort(bucket[members], kind="stable")  # members come by id
+    members, clusters, sizes = members[by_bucket], clusters[by_bucket], sizes[by_bucket]
     for start in range(0, len(members), _BATCH_ROWS):
         part = slice(start, start + _BATCH_ROWS)
         rows = deciding[members[part]]
@@ -229,8 +251,9 @@ def _verdict_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBat
             taken(note_values, np.where(rows >= 0, note_codes[rows], NO_ID)),
             names.taken(clusters[part]),
             pa.array(sizes[part], pa.int64()),
+            pa.array(bucket[members[part]], pa.int32()),
         ]
-        yield pa.RecordBatch.from_arrays(columns, schema=VERDICT_SCHEMA)
+        yield pa.RecordBatch.from_arrays(columns, schema=BUCKETED_VERDICT_SCHEMA)
 
 
 def _row_codes(arrays: list[pa.Array]) -> tuple[pa.Array, np.ndarray]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from corpus_pipeline.engine.whole_corpus import Executor, GlobalStage, input_parts, write_parts
+from corpus_pipeline.engine.whole_corpus import Executor, GlobalStage, input_parts, write_bucketed_parts
 from corpus_pipeline.storage.locations import Location
 
 
@@ -33,6 +33,7 @@ class DecideStep(GlobalStage):
 
         storage, config = work.storage, self.dedup.config
         parts = [part for path in input_dir for part in input_parts(path, storage)]
-        decisions = decision_frame(executor.session(), parts, self.input_schema, config, self.dedup.index, storage)
-        write_parts(decisions, work.task_target, self.name, decision_schema(config), self.parts, storage)
+        session, index = executor.session(), self.dedup.index
+        decisions = decision_frame(session, parts, self.input_schema, config, index, storage, self.parts)
+        write_bucketed_parts(decisions, work.task_target, self.name, decision_schema(config), self.parts, storage)
         return {}

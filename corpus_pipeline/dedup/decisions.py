@@ -88,11 +88,12 @@ def candidate_pairs(signatures: DataFrame, bands: int, rows: int) -> DataFrame:
     chain = ranked.where(F.col("previous") != F.col("first")).select(
         F.col("previous").alias("src"), F.col("id").alias("dst")
     )
-    return star.unionByName(chain).distinct()
+    # By src, so that one shuffle serves both the distinct and _similarities' join on src.
+    return star.unionByName(chain).repartition("src").distinct()
 
 
-def minhash_duplicates(signatures: DataFrame, keys: DataFrame, config: DedupConfig, order) -> DataFrame:
-    """signatures(id, signature), keys(id, keep columns) -> dropped (id, kept_id, reason).
+def minhash_duplicates(signatures: DataFrame, config: DedupConfig, order) -> DataFrame:
+    """signatures(id, signature, keep columns) -> dropped (id, kept_id, reason).
 
     Guards against chained clusters (A~B~C~D with A and D unrelated): a candidate pair joins the
     graph only if its estimated Jaccard passes the threshold, and a member is dropped only for a
@@ -101,8 +102,8 @@ def minhash_duplicates(signatures: DataFrame, keys: DataFrame, config: DedupConf
         config.threshold, config.num_perm, config.false_positive_weight, config.false_negative_weight
     )
     with_signature = signatures.where(F.col("signature").isNotNull())
-    similar = _similarities(candidate_pairs(with_signature, bands, rows), with_signature)
+    signed = with_signature.select("id", "signature")
+    similar = _similarities(candidate_pairs(signed, bands, rows), signed)
     edges = similar.where(F.col("similarity") >= config.threshold).select("src", "dst")
-    members = keys.join(with_signature, "id")
-    dropped = component_drops(edges, members, order, minhash_likeness(config.threshold))
+    dropped = component_drops(edges, with_signature, order, minhash_likeness(config.threshold))
     return dropped.select("id", "kept_id", F.lit("minhash_duplicate").alias("reason"))

@@ -54,12 +54,12 @@ def verified_pairs(fingerprints: DataFrame, config: SimhashConfig) -> DataFrame:
     return pairs.where(F.col("distance") <= config.max_distance).distinct()
 
 
-def simhash_duplicates(fingerprints: DataFrame, keys: DataFrame, config: SimhashConfig, order) -> DataFrame:
-    """fingerprints(id, simhash), keys(id, keep columns) -> dropped (id, kept_id, reason).
+def simhash_duplicates(fingerprints: DataFrame, config: SimhashConfig, order) -> DataFrame:
+    """fingerprints(id, simhash, keep columns) -> dropped (id, kept_id, reason).
 
     As for MinHash, a chain A~B~C with A and C far apart forms one component, so a member is
     dropped only for a kept document within max_distance bits of it (assign.py)."""
-    with_hash = fingerprints.where(F.col("simhash").isNotNull()).select("id", "simhash")
-    edges = verified_pairs(with_hash, config).select("src", "dst")
-    dropped = component_drops(edges, keys.join(with_hash, "id"), order, simhash_likeness(config.max_distance))
+    with_hash = fingerprints.where(F.col("simhash").isNotNull())
+    edges = verified_pairs(with_hash.select("id", "simhash"), config).select("src", "dst")
+    dropped = component_drops(edges, with_hash, order, simhash_likeness(config.max_distance))
     return dropped.select("id", "kept_id", F.lit(REASON).alias("reason"))

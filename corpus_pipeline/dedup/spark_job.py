@@ -29,7 +29,7 @@ from corpus_pipeline.dedup.index import read_index
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK, ranked_batch
 from corpus_pipeline.dedup.paragraph_job import CHANGE_SCHEMA
 from corpus_pipeline.dedup.write_task import decide_parts_by_bucket, fill_decided_bucket
-from corpus_pipeline.engine.whole_corpus import commit_buckets, read_parts
+from corpus_pipeline.engine.whole_corpus import PART_COLUMN, bucketed, commit_buckets, read_parts
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.locations import Location
 
@@ -53,11 +53,13 @@ def decision_frame(
     dedup: DedupConfig,
     index_dir: Path | None,
     storage: Storage,
+    buckets: int,
 ) -> DataFrame:
     """The decide step's rows (decision_schema): the verdict of every document of `parts` that has
     one (decided against every published snapshot too, with `index_dir`) and, with the paragraph
     method, the cleaning of every document it rewrote; a document with neither is kept, unchanged,
-    alone in its cluster. Duplicates and cleaned documents only: never the corpus."""
+    alone in its cluster. Duplicates and cleaned documents only: never the corpus. Bucketed by id
+    into `buckets` as engine/exec/spark_write.bucketed leaves rows, for write_bucketed_parts."""
     paths, columns = [str(part) for part in parts], _document_columns(input_schema)
     docs = with_source_rank(read_parts(spark, paths, input_schema, storage, columns), dedup.source_priority)
 
@@ -66,8 +68,11 @@ def decision_frame(
         return read_parts(spark, paths, input_schema, storage, columns, lambda b: function(ranked(b)), schema)
 
     index = read_index(index_dir, dedup, spark, storage) if index_dir is not None else None
-    verdicts, changes = dedup_decisions(docs, dedup, index, read)
-    return verdicts if changes is None else verdicts.join(changes, "id", "full")
+    verdicts, changes = dedup_decisions(docs, dedup, buckets, index, read)
+    if changes is None:
+        return verdicts
+    names = decision_schema(dedup).names
+    return bucketed(verdicts.drop(PART_COLUMN).join(changes, "id", "full").select(*names), buckets, names)
 
 
 def decision_schema(dedup: DedupConfig) -> pa.Schema:

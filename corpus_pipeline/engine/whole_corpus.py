@@ -20,7 +20,15 @@ from __future__ import annotations
 
 from corpus_pipeline.engine.exec.spark import spark_schema
 from corpus_pipeline.engine.exec.spark_read import broadcasts_by_measured_size, read_parts
-from corpus_pipeline.engine.exec.spark_write import commit_buckets, keep_all, write_parts
+from corpus_pipeline.engine.exec.spark_write import (
+    PART_COLUMN,
+    bucket_of,
+    bucketed,
+    commit_buckets,
+    keep_all,
+    write_bucketed_parts,
+    write_parts,
+)
 from corpus_pipeline.engine.exec.task_plan import Task, part_name, plan_part_tasks
 from corpus_pipeline.engine.exec.tasks import conform, split_verdicts, table_text_bytes
 from corpus_pipeline.engine.lifecycle import Executor, GlobalStage, run_global
@@ -81,9 +89,13 @@ __all__ = [
     # the DataFrame steps of a Spark executor (executor.session()), reading and committing parts
     # through the store, not Spark's own Parquet I/O
     "broadcasts_by_measured_size",
+    "PART_COLUMN",
+    "bucket_of",
+    "bucketed",
     "commit_buckets",
     "keep_all",
     "read_parts",
     "spark_schema",
+    "write_bucketed_parts",
     "write_parts",
 ]

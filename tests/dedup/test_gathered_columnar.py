@@ -12,17 +12,27 @@ import pyarrow as pa
 import pytest
 
 from corpus_pipeline.dedup import id_codes
-from corpus_pipeline.dedup.chain import VERDICT_SCHEMA, chained, cluster_verdicts
-from corpus_pipeline.dedup.chain_job import _KEPT_PUBLISHED, _METHOD, _verdict_batches
+from corpus_pipeline.dedup.chain import chained, cluster_verdicts
+from corpus_pipeline.dedup.chain_job import (
+    _ID_BUCKET,
+    _KEPT_BUCKET,
+    _KEPT_PUBLISHED,
+    _METHOD,
+    BUCKETED_VERDICT_SCHEMA,
+    _verdict_batches,
+)
 from corpus_pipeline.dedup.components import COMPONENT_SCHEMA, _component_batches
+from corpus_pipeline.dedup.id_buckets import id_bucket
 from corpus_pipeline.dedup.id_codes import SortedIds
 from corpus_pipeline.dedup.small_decisions import components
 from corpus_pipeline.dedup.union_find import edge_components
+from corpus_pipeline.engine.whole_corpus import PART_COLUMN
 
 # Letters whose UTF-8 byte order must agree with Python's str order: ASCII upper before lower, a
 # two-byte é, a three-byte 日 and \uffff, a four-byte emoji above \uffff.
 LETTERS = ["a", "b", "Z", "0", "-", "é", "日", "\uffff", "\U0001f600"]
 SEEDS = range(12)
+BUCKETS = 7  # the decide step's parts the gathered verdicts are written in
 
 
 @pytest.fixture(autouse=True, params=["one chunk", "many chunks and windows"])
@@ -113,18 +123,34 @@ def _driver_verdicts(rows: list[tuple]) -> list[dict]:
     return cluster_verdicts(dropped, standing)
 
 
+def _bucket(doc_id: str | None) -> int:
+    """Spark's pmod(hash(id), BUCKETS), a null's too (hash(null) is the seed, 42)."""
+    return id_bucket(doc_id, BUCKETS) if doc_id is not None else 42 % BUCKETS
+
+
 def _gathered_verdicts(rows: list[tuple], rng: random.Random) -> list[dict]:
-    names = ["id", "kept_id", "reason", "note", _METHOD, _KEPT_PUBLISHED]
-    types = [pa.string()] * 4 + [pa.int32(), pa.bool_()]
+    """The gathering task's rows in id order, once they are checked to come by (bucket, id), each
+    with its id's bucket."""
+    names = ["id", "kept_id", "reason", "note", _METHOD, _KEPT_PUBLISHED, _ID_BUCKET, _KEPT_BUCKET]
+    types = [pa.string()] * 4 + [pa.int32(), pa.bool_(), pa.int32(), pa.int32()]
     batches = [
         pa.RecordBatch.from_arrays(
-            [pa.array([row[i] for row in part], kind) for i, kind in enumerate(types)], names=names
+            [
+                pa.array([(*row, _bucket(row[0]), _bucket(row[1]))[i] for row in part], kind)
+                for i, kind in enumerate(types)
+            ],
+            names=names,
         )
         for part in _split(rows, rng)
     ]
     out = list(_verdict_batches(iter(batches)))
-    assert all(batch.schema == VERDICT_SCHEMA for batch in out)
-    return [row for batch in out for row in batch.to_pylist()]
+    assert all(batch.schema == BUCKETED_VERDICT_SCHEMA for batch in out)
+    gathered = [row for batch in out for row in batch.to_pylist()]
+    assert [row.pop(PART_COLUMN) for row in gathered] == [_bucket(row["id"]) for row in gathered]
+    assert [(_bucket(row["id"]), row["id"]) for row in gathered] == sorted(
+        (_bucket(r["id"]), r["id"]) for r in gathered
+    )
+    return sorted(gathered, key=lambda row: row["id"])
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -11,8 +11,10 @@ from pyspark.sql import functions as F
 from corpus_pipeline.dedup.chain import VERDICT_SCHEMA, chained, cluster_verdicts
 from corpus_pipeline.dedup.chain_job import cluster_verdict_frame
 from corpus_pipeline.dedup.config import SimhashConfig
+from corpus_pipeline.dedup.id_buckets import id_bucket
 from corpus_pipeline.dedup.keep_rule import keep_key
 from corpus_pipeline.dedup.small_decisions import candidate_pairs, components, simhash_pairs
+from corpus_pipeline.engine.whole_corpus import PART_COLUMN
 
 SCORES = [None, math.nan, 1.0, -0.0, 0.0, -1.0, None, math.nan]
 ORDERS = ([("score", "desc"), ("date", "asc"), ("id", "asc")], [("date", "desc"), ("score", "asc"), ("id", "asc")])
@@ -99,8 +101,8 @@ def test_spark_clusters_equal_the_driver_clusters(spark):
         for reason in by_reason
     ]
     published = spark.createDataFrame([("index:p",)], "id string")
-    found = cluster_verdict_frame(founds, published)
-    assert found.columns == VERDICT_SCHEMA.names
-    assert sorted((row.asDict() for row in found.collect()), key=lambda row: row["id"]) == cluster_verdicts(
-        DROPPED, DOC_IDS
-    )
+    found = cluster_verdict_frame(founds, published, buckets=3)
+    assert found.columns == [*VERDICT_SCHEMA.names, PART_COLUMN]
+    rows = [row.asDict() for row in found.collect()]
+    assert [row.pop(PART_COLUMN) for row in rows] == [id_bucket(row["id"], 3) for row in rows]
+    assert sorted(rows, key=lambda row: row["id"]) == cluster_verdicts(DROPPED, DOC_IDS)

@@ -22,16 +22,24 @@ from corpus_pipeline.engine.store.task_output import commit_task, task_done
 from corpus_pipeline.stats import StageStats
 from corpus_pipeline.storage import Storage
 
-_PART = "_part"
+PART_COLUMN = "_part"  # a row's bucket: Murmur3(key) mod the part count
 _RESULT_SCHEMA = "part long, rows long"
 
 
 def commit_buckets(frame, work: str, parts: int, storage: Storage, fill, order: list, key: str = "id",
-                   column: str = _PART) -> None:  # fmt: skip
+                   column: str = PART_COLUMN) -> None:  # fmt: skip
     """Commit each bucket of `frame` (Murmur3(`key`) mod `parts`, carried as `column`) as one task
     into `work`, its rows sorted by `order` (column names or sort expressions):
     `fill(batches, attempt) -> {stage: counters}` writes
     the task's files. A bucket already committed (a resumed run) is not written again."""
+    commit_bucketed(bucketed(frame, parts, order, key, column), work, parts, storage, fill, key, column)
+
+
+def commit_bucketed(rows, work: str, parts: int, storage: Storage, fill, key: str = "id",
+                    column: str = PART_COLUMN) -> None:  # fmt: skip
+    """commit_buckets for `rows` already bucketed: each partition holds whole buckets (`column`)
+    in bucket order, each bucket's rows sorted, as bucketed() leaves them or a task that made its
+    rows so (dedup's verdicts, gathered into one task); no shuffle here."""
 
     def write(batches) -> Iterator[pa.RecordBatch]:
         for part, group in batches_by_key(batches, column):
@@ -41,23 +49,34 @@ def commit_buckets(frame, work: str, parts: int, storage: Storage, fill, order: 
                 commit_task(work, part_name(part), identity, storage, partial(fill, group))
             yield pa.RecordBatch.from_pylist([{"part": part, "rows": rows}])
 
-    bucketed(frame, parts, order, key, column).mapInArrow(write, _RESULT_SCHEMA).collect()
+    rows.mapInArrow(write, _RESULT_SCHEMA).collect()
 
 
-def bucketed(frame, parts: int, order: list, key: str = "id", column: str = _PART):
-    """`frame` with its bucket number as `column`, each partition holding whole buckets sorted by
-    `order`: the rows commit_buckets writes."""
+def bucket_of(key: str, parts: int):
+    """The Spark column of `key`'s bucket: Spark's own repartition(parts, key) placement."""
     from pyspark.sql import functions as F
 
-    numbered = frame.withColumn(column, F.pmod(F.hash(key), F.lit(parts)).cast("int"))
+    return F.pmod(F.hash(key), F.lit(parts)).cast("int")
+
+
+def bucketed(frame, parts: int, order: list, key: str = "id", column: str = PART_COLUMN):
+    """`frame` with its bucket number as `column`, each partition holding whole buckets sorted by
+    `order`: the rows commit_buckets writes."""
+    numbered = frame.withColumn(column, bucket_of(key, parts))
     return numbered.repartition(parts, key).sortWithinPartitions(column, *order)
 
 
 def write_parts(frame, work: str, stage: str, schema: pa.Schema, parts: int, storage: Storage, key: str = "id") -> None:
     """Commit `frame`'s `schema` columns as `parts` tasks of `stage` into `work` (a global stage's
     `work.task_target`), every row kept: the stage only moves them (its counters still balance)."""
-    fill = partial(keep_all, stage=stage, schema=schema)
-    commit_buckets(frame.select(*schema.names), work, parts, storage, fill, schema.names, key)
+    rows = bucketed(frame.select(*schema.names), parts, schema.names, key)
+    write_bucketed_parts(rows, work, stage, schema, parts, storage, key)
+
+
+def write_bucketed_parts(rows, work: str, stage: str, schema: pa.Schema, parts: int, storage: Storage,
+                         key: str = "id") -> None:  # fmt: skip
+    """write_parts for rows already bucketed as bucketed() leaves them (commit_bucketed)."""
+    commit_bucketed(rows, work, parts, storage, partial(keep_all, stage=stage, schema=schema), key)
 
 
 def keep_all(batches, attempt, stage: str, schema: pa.Schema) -> dict[str, StageStats]:

@@ -80,16 +80,20 @@ def candidate_pairs(signatures: DataFrame, bands: int, rows: int) -> DataFrame:
     keyed = signatures.mapInArrow(
         lambda batches: (band_batch(b, bands, rows) for b in batches), spark_schema(BAND_SCHEMA)
     )
-    bucket = Window.partitionBy("band", "key").orderBy("id")
+    # The key first: a sort compares the 8-byte prefix of its first column before whole rows, and
+    # the band's (~9 values) tied on nearly every comparison: 33 % of the JVM's samples at 86k docs.
+    bucket = Window.partitionBy("key", "band").orderBy("id")
     ranked = keyed.select(
         "id", F.first("id").over(bucket).alias("first"), F.lag("id").over(bucket).alias("previous")
     ).where(F.col("previous").isNotNull())
-    star = ranked.select(F.col("first").alias("src"), F.col("id").alias("dst"))
-    chain = ranked.where(F.col("previous") != F.col("first")).select(
-        F.col("previous").alias("src"), F.col("id").alias("dst")
+    star = F.struct(F.col("first").alias("src"), F.col("id").alias("dst"))
+    chain = F.when(
+        F.col("previous") != F.col("first"), F.struct(F.col("previous").alias("src"), F.col("id").alias("dst"))
     )
+    # Both pairs of a row from one window: a union of two selects ran its sort and window twice.
+    pairs = ranked.select(F.explode(F.array(star, chain)).alias("pair")).where(F.col("pair").isNotNull())
     # By src, so that one shuffle serves both the distinct and _similarities' join on src.
-    return star.unionByName(chain).repartition("src").distinct()
+    return pairs.select("pair.src", "pair.dst").repartition("src").distinct()
 
 
 def minhash_duplicates(signatures: DataFrame, config: DedupConfig, order) -> DataFrame:

@@ -9,17 +9,19 @@ from __future__ import annotations
 import random
 import re
 
+import pyarrow as pa
 import pytest
 
 from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN
 from corpus_pipeline.dedup.chain_job import first_row_signatures
 from corpus_pipeline.dedup.config import DedupConfig
+from corpus_pipeline.dedup.decisions import candidate_pairs
 from corpus_pipeline.dedup.small_decisions import decision_order
 from corpus_pipeline.dedup.spark_job import bucket_order
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.exec.spark_read import broadcasts_by_measured_size, read_parts
-from corpus_pipeline.engine.exec.spark_write import bucketed
+from corpus_pipeline.engine.exec.spark_write import PART_COLUMN, bucketed, write_bucketed_parts
 from corpus_pipeline.storage import Storage
 
 pytestmark = pytest.mark.spark
@@ -98,3 +100,37 @@ def test_dedup_broadcasts_only_what_adaptive_execution_measured(spark):
         plan = joined.sparkSession._jvm.PythonSQLUtils.explainString(joined._jdf.queryExecution(), "simple")
         assert "BroadcastHashJoin" not in plan and "SortMergeJoin" in plan
     assert spark.conf.get(static) == before and spark.conf.get(adaptive, None) is None
+
+
+def test_each_write_partition_is_one_bucket_sorted_by_id_first(spark, documents):
+    """Adaptive execution coalesces the tiny shuffles here but not the buckets' (REPARTITION_BY_NUM),
+    so the sort needs no bucket in front, where it tied every comparison on the sort's prefix."""
+    docs = read_parts(spark, [str(part) for part in documents], DOCUMENT_SCHEMA, Storage())
+    written = bucketed(docs, BUCKETS, bucket_order(docs.columns), column=BUCKET_COLUMN)
+    assert re.search(
+        r"^\(\d+\) Sort\s*\nInput \[\d+\]: \[[^\]]*\]\nArguments: \[id#\d+ ASC NULLS LAST", _plan(written), re.M
+    )
+    buckets = written.rdd.mapPartitions(lambda rows: [sorted({row[BUCKET_COLUMN] for row in rows})]).collect()
+    assert len(buckets) == BUCKETS and all(len(found) <= 1 for found in buckets), buckets
+
+
+def test_a_bucket_that_comes_twice_in_a_partition_is_refused_not_half_written(spark, tmp_path):
+    rows = spark.createDataFrame([("a", 0), ("b", 1), ("c", 0)], f"id string, {PART_COLUMN} int").coalesce(1)
+    previous = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "1")  # a row a batch: 0, 1, 0
+    try:
+        with pytest.raises(Exception, match="bucket 0 of 2 comes twice in one partition"):
+            write_bucketed_parts(rows, str(tmp_path / "work"), "step", pa.schema([("id", pa.string())]), 2, Storage())
+    finally:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", previous)
+
+
+def test_the_candidate_pairs_sort_once_by_band_key_first(spark):
+    signatures = spark.createDataFrame(
+        [(f"d{i}", bytes(range(4)) * 128) for i in range(6)], "id string, signature binary"
+    )
+    plan = _plan(candidate_pairs(signatures, bands=4, rows=32))
+    assert len(re.findall(r"^\(\d+\) Window\b", plan, re.M)) == 1, plan
+    assert re.search(r"^\(\d+\) Sort\s*\nInput \[\d+\]: \[[^\]]*\]\nArguments: \[key#\d+L? ASC", plan, re.M), plan
+    pairs = sorted(map(tuple, candidate_pairs(signatures, bands=4, rows=32).collect()))
+    assert pairs == [("d0", f"d{i}") for i in range(1, 6)] + [(f"d{i}", f"d{i + 1}") for i in range(1, 5)]

@@ -5,8 +5,7 @@ missing on many clusters.
 
 Part i (`part-NNNNN.parquet`, NNNNN = i) holds the rows whose key hashes to i (Murmur3, as Spark's own
 `repartition(n, key)` places them), sorted by every column, written in ArrowFile's fixed row groups:
-the same rows give the same bytes whatever the input's partitioning, and an adaptive execution that
-coalesces two buckets into one partition still commits them as two tasks.
+the same rows give the same bytes whatever the input's partitioning.
 """
 
 from __future__ import annotations
@@ -42,7 +41,11 @@ def commit_bucketed(rows, work: str, parts: int, storage: Storage, fill, key: st
     rows so (dedup's verdicts, gathered into one task); no shuffle here."""
 
     def write(batches) -> Iterator[pa.RecordBatch]:
+        seen = set()
         for part, group in batches_by_key(batches, column):
+            if part in seen:  # its first rows are committed: these would be lost
+                raise RuntimeError(f"{key} bucket {part} of {parts} comes twice in one partition: not bucketed")
+            seen.add(part)
             identity = f"{key} bucket {part} of {parts}"
             rows = sum(batch.num_rows for batch in group)
             if not task_done(work, part_name(part), identity, storage):
@@ -60,10 +63,14 @@ def bucket_of(key: str, parts: int):
 
 
 def bucketed(frame, parts: int, order: list, key: str = "id", column: str = PART_COLUMN):
-    """`frame` with its bucket number as `column`, each partition holding whole buckets sorted by
-    `order`: the rows commit_buckets writes."""
+    """`frame` with its bucket number as `column`, each partition holding one whole bucket sorted by
+    `order`: the rows commit_buckets writes. Adaptive execution never coalesces a shuffle whose
+    partitions were given in number (REPARTITION_BY_NUM), so the bucket needs no place in the sort,
+    where it came first and tied every comparison on the sort's 8-byte prefix (a 32-hex id's is
+    unique nearly always): 600k rows of such ids and 500-byte texts sorted in 2.66-2.97 JVM CPU s
+    with the bucket first, 1.26-1.31 without (local[1], three rounds)."""
     numbered = frame.withColumn(column, bucket_of(key, parts))
-    return numbered.repartition(parts, key).sortWithinPartitions(column, *order)
+    return numbered.repartition(parts, key).sortWithinPartitions(*order)
 
 
 def write_parts(frame, work: str, stage: str, schema: pa.Schema, parts: int, storage: Storage, key: str = "id") -> None:

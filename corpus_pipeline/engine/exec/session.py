@@ -57,10 +57,6 @@ def get_spark(config: SparkConfig | None = None, memory_mb: int | None = None):
             builder = builder.config("spark.driver.bindAddress", "127.0.0.1")
             if memory_mb is not None:
                 conf.setdefault("spark.driver.memory", embedded_heap(memory_mb))
-            # A local shuffle never crosses a network: compressed, it only trades CPU for disk.
-            # 200k texts of ~5 kB (1 GB) shuffled and sorted took 6.06-6.87 JVM CPU s with lz4 and
-            # 4.01-4.70 without (local[2], three rounds each); dedup's write shuffles 4 GB at 1M.
-            conf.setdefault("spark.shuffle.compress", "false")
             if config.quick_start_jvm:
                 options = f"{QUICK_START_JVM} {conf.get('spark.driver.extraJavaOptions', '')}".strip()
                 memory = conf.get("spark.driver.memory")

@@ -114,7 +114,7 @@ def dedup_decisions(
     read: ReadMapped | None = None,
 ) -> tuple[DataFrame, DataFrame | None]:
     """docs (every row, repeated ids too: repeats.py keeps one of each) -> (verdicts, changes).
-    Verdicts (cluster_verdict_frame, in `buckets` id buckets) has one row (VERDICT_SCHEMA) per document dropped or
+    Verdicts (cluster_verdict_frame: by id bucket of `buckets`) has one row per document dropped or
     standing for dropped ones: kept_id the document finally kept (null for a document no other
     stands for), note the reject detail when it is not the kept id, and the cluster, named by its
     smallest id; a document without a row is kept, alone in its cluster. Changes: the paragraph
@@ -144,7 +144,7 @@ def _spark_decisions(
     sign: Callable[[DataFrame], DataFrame],
     buckets: int,
 ) -> tuple[DataFrame, DataFrame | None]:
-    """The chain as Spark jobs: every method's drops materialized before the next method runs."""
+    """The chain as Spark jobs: each method on the documents the methods before it kept."""
     keep_columns = list(dict.fromkeys(column for column, _ in order if column != "id"))
     survivors, founds, changes = signed, [], None
     for method in dedup.methods:

@@ -66,10 +66,14 @@ def url_duplicates(docs: DataFrame) -> DataFrame:
 
 
 def _similarities(pairs: DataFrame, signatures: DataFrame) -> DataFrame:
-    """pairs(src, dst) -> (src, dst, similarity) by the signatures' estimated Jaccard."""
-    left = signatures.select(F.col("id").alias("src"), F.col("signature").alias("src_signature"))
-    right = signatures.select(F.col("id").alias("dst"), F.col("signature").alias("dst_signature"))
-    joined = pairs.join(left, "src").join(right, "dst").select("src", "dst", "src_signature", "dst_signature")
+    """pairs(src, dst) -> (src, dst, similarity) by the signatures' estimated Jaccard. Each side
+    reads every column of `signatures` (id, signature, keep columns): read alike by the bands and
+    the members' join, the shuffle of those rows by id is one that all three reuse."""
+
+    def side(name: str) -> DataFrame:
+        return signatures.select(*(F.col(column).alias(f"{name}_{column}") for column in signatures.columns))
+
+    joined = pairs.join(side("src"), F.col("src") == F.col("src_id")).join(side("dst"), F.col("dst") == F.col("dst_id"))
     return joined.mapInArrow(lambda batches: (similarity_batch(b) for b in batches), spark_schema(SIMILARITY_SCHEMA))
 
 
@@ -105,9 +109,10 @@ def minhash_duplicates(signatures: DataFrame, config: DedupConfig, order) -> Dat
     bands, rows = bands_and_rows(
         config.threshold, config.num_perm, config.false_positive_weight, config.false_negative_weight
     )
-    with_signature = signatures.where(F.col("signature").isNotNull())
-    signed = with_signature.select("id", "signature")
-    similar = _similarities(candidate_pairs(signed, bands, rows), signed)
+    # Every reader of these rows reads all their columns, under one filter (the joins on id would
+    # infer their own not-null id), so the rows cross one shuffle by id, not one per reader.
+    with_signature = signatures.where(F.col("signature").isNotNull() & F.col("id").isNotNull())
+    similar = _similarities(candidate_pairs(with_signature, bands, rows), with_signature)
     edges = similar.where(F.col("similarity") >= config.threshold).select("src", "dst")
     dropped = component_drops(edges, with_signature, order, minhash_likeness(config.threshold))
     return dropped.select("id", "kept_id", F.lit("minhash_duplicate").alias("reason"))

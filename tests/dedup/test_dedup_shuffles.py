@@ -15,7 +15,7 @@ import pytest
 from corpus_pipeline.dedup.bucket_writer import BUCKET_COLUMN
 from corpus_pipeline.dedup.chain_job import first_row_signatures
 from corpus_pipeline.dedup.config import DedupConfig
-from corpus_pipeline.dedup.decisions import candidate_pairs
+from corpus_pipeline.dedup.decisions import candidate_pairs, minhash_duplicates
 from corpus_pipeline.dedup.small_decisions import decision_order
 from corpus_pipeline.dedup.spark_job import bucket_order
 from corpus_pipeline.dedup.staging import write_documents_stage
@@ -134,3 +134,19 @@ def test_the_candidate_pairs_sort_once_by_band_key_first(spark):
     assert re.search(r"^\(\d+\) Sort\s*\nInput \[\d+\]: \[[^\]]*\]\nArguments: \[key#\d+L? ASC", plan, re.M), plan
     pairs = sorted(map(tuple, candidate_pairs(signatures, bands=4, rows=32).collect()))
     assert pairs == [("d0", f"d{i}") for i in range(1, 6)] + [(f"d{i}", f"d{i + 1}") for i in range(1, 5)]
+
+
+def test_the_minhash_readers_share_one_shuffle_of_the_signature_rows(spark):
+    """The bands, the similarities' joins and the members' join read the survivors of the method
+    before (an anti-join on id) alike, so those rows cross one shuffle, not one per reader."""
+    rows = [(f"d{i}", bytes([i % 2]) * 512, f"2024-0{1 + i}") for i in range(8)]
+    signed = spark.createDataFrame(rows, "id string, signature binary, date string").localCheckpoint()
+    survivors = signed.join(spark.createDataFrame([("d0",)], "id string"), "id", "left_anti")
+    found = minhash_duplicates(survivors, DedupConfig(), [("date", "desc"), ("id", "asc")])
+    exchanges = {re.sub(r"#\d+L?", "", f"{columns}|{how}") for columns, how in _EXCHANGE.findall(_plan(found))}
+    by_id = [shuffle for shuffle in exchanges if "signature" in shuffle and "hashpartitioning(id," in shuffle]
+    assert len(by_id) == 1, exchanges
+    assert sorted(found.select("id", "kept_id").collect()) == [("d1", "d7"), ("d2", "d6"), ("d3", "d7")] + [
+        ("d4", "d6"),
+        ("d5", "d7"),
+    ]

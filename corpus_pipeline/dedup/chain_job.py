@@ -18,9 +18,10 @@ write's: the decide step signs the documents in the tasks that read them (first_
 read_parts' `then`: at 86k documents, 85.7 -> 77.0 CPU s, the texts no longer going to the JVM and
 back), and the write sorts them into their output buckets and decides each there (write_task.py).
 Jobs, without the broadcasts the planner chose on a wrong size
-(spark_read.broadcasts_by_measured_size), which the counts above leaned on: 15 + 2 at 40 documents,
-18 + 2 at 86k, 17 + 2 at 858k, the methods' drops computed within the verdicts' query, the
-verdicts written in their buckets by the task that gathers them. Both paths make the same choices:
+(spark_read.broadcasts_by_measured_size), which the counts above leaned on: 13 + 2 at 40 documents,
+16 + 2 at 86k, 15 + 2 at 858k, the methods' drops computed within the verdicts' query, the
+verdicts written in their buckets by the task that gathers them, the survivors shuffled by id once
+for all of minhash's readers. Both paths make the same choices:
 the tests compare their output bytes.
 """
 

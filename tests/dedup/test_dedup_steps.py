@@ -54,9 +54,10 @@ def test_the_spark_path_is_a_decide_and_a_write_step_that_count_every_job(spark,
     # Issue 37 asks for 20 jobs at most with the default methods; 15 + 3 met it only with broadcasts
     # of rows that grow with the corpus (spark_read.broadcasts_by_measured_size). Without: 22 + 4;
     # 20 + 2 since the methods' drops are not materialized apart and the write gives the documents
-    # their decisions in its tasks (write_task.py), with no join and no window; 15 + 2 since the
-    # minhash members need no join, one shuffle serves the pairs' distinct and join, and the
-    # gathered verdicts are written in their buckets by the task that decides them.
+    # their decisions in its tasks (write_task.py), with no join and no window; 13 + 2 since the
+    # minhash members need no join, one shuffle serves the pairs' distinct and join, the gathered
+    # verdicts are written in their buckets by the task that decides them, and minhash's readers
+    # share one shuffle of the survivors.
     config = _config(DedupConfig().methods)
     context = spark.sparkContext
     group = "dedup in steps"

@@ -1,7 +1,8 @@
 """Dedup's decide step on Spark (engine/sub_steps.py): every method's decisions over the whole input,
-written as a stage directory of its own in dedup's work area, which the write step then joins with
-the documents (spark_job.py). Materialized, so a write that dies is rerun from the verdicts, not
-from the signatures of every document, and the decide step's jobs are labelled and counted apart."""
+written as a stage directory of its own in dedup's work area, in the write step's id buckets, whose
+tasks each read their bucket's part (write_task.py). Materialized, so a write that dies is rerun from
+the verdicts, not from the signatures of every document, and the decide step's jobs are labelled and
+counted apart."""
 
 from __future__ import annotations
 

@@ -127,7 +127,7 @@ def spark():
 
 def _class_archive_written(config) -> None:
     """The driver JVM's class archive (engine/exec/jvm_archive.py) written by a short session in a child
-    process, before this session starts: the session that writes it does so at its JVM's exit, which
+    process, before this session starts: the session that writes it does so at its process's exit, which
     for this one is the end of the run, so every JVM of the suite (this one, the CLI runs in child
     processes) would start without it. With it written, each maps it (a fresh machine: CI)."""
     code = "import sys; from corpus_pipeline.config import SparkConfig; from corpus_pipeline.engine.exec.session "

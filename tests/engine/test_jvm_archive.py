@@ -29,8 +29,8 @@ def _key() -> str:
 
 def test_no_archive_yet_one_process_writes_it_the_others_start_without(cache):
     options, creation = jvm_archive.archive_options(OPTIONS, None)
-    assert options.split()[0] == f"-XX:ArchiveClassesAtExit={creation.temporary}"
-    assert creation.temporary.parent == cache and creation.key == _key()
+    assert options.split()[0] == f"-XX:DumpLoadedClassList={creation.class_list}"
+    assert creation.temporary.parent == creation.class_list.parent == cache and creation.key == _key()
     # a second writer while the first holds the lock: none
     assert jvm_archive.archive_options(OPTIONS, None) == ("", None)
     assert jvm_archive.finish(creation, None) is None  # no JVM: nothing renamed, the lock released
@@ -48,6 +48,18 @@ def test_an_archive_is_used_only_at_the_size_its_name_records(cache):
     whole = cache / f"{jvm_archive.PREFIX}{_key()}-1000.jsa"
     whole.write_bytes(b"\0" * 1000)
     assert jvm_archive.archive_options(OPTIONS, None) == (f"-XX:SharedArchiveFile={whole} {jvm_archive.QUIET}", None)
+
+
+def test_a_dump_that_fails_leaves_no_archive_and_no_list(cache):
+    """A class list the dump cannot read (a JVM killed as it wrote it): nothing renamed, the class list
+    and the temporary archive removed, the lock released for the next process to try."""
+    options, creation = jvm_archive.archive_options(OPTIONS, None)
+    creation.class_list.write_text("not/a/Class id: x super: y\n\0\0")
+    creation.class_path, creation.arguments = str(cache / "missing.jar"), ("-Xmx64m",)
+    exited = subprocess.Popen(["true"], stdin=subprocess.PIPE)
+    assert jvm_archive.finish(creation, exited) is None
+    assert sorted(p.name for p in cache.iterdir()) == [f"{jvm_archive.PREFIX}{_key()}.lock"]
+    assert jvm_archive.archive_options(OPTIONS, None)[1] is not None
 
 
 def test_other_options_or_another_heap_are_another_archive():
@@ -85,10 +97,12 @@ def test_the_first_session_writes_the_archive_and_the_next_maps_it(tmp_path):
     die of SIGBUS, is the size rule's test above."""
     cache = tmp_path / "corpus_pipeline" / "jvm"
     first = _session_arguments(tmp_path)
-    assert any(a.startswith("-XX:ArchiveClassesAtExit=") for a in first)
-    (archive,) = cache.glob("*.jsa")  # renamed once the JVM exited and a second JVM mapped it
+    # The driver lists its classes; a JVM of its own dumps them once the driver exited.
+    assert any(a.startswith("-XX:DumpLoadedClassList=") for a in first)
+    assert not any(a.startswith("-XX:ArchiveClassesAtExit=") for a in first)
+    (archive,) = cache.glob("*.jsa")  # renamed once a third JVM mapped it
     assert archive.stat().st_size == int(archive.stem.rsplit("-", 1)[1]) > 10_000_000
-    assert not list(cache.glob("*.tmp"))
+    assert not list(cache.glob("*.tmp")) and not list(cache.glob("*.classlist"))
 
     second = _session_arguments(tmp_path)
     assert f"-XX:SharedArchiveFile={archive}" in second

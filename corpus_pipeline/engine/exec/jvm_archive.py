@@ -1,15 +1,19 @@
-"""A class-data archive of the embedded driver JVM (Java's AppCDS): the ~110 MB of classes a Spark
+"""A class-data archive of the embedded driver JVM (Java's AppCDS): the ~160 MB of classes a Spark
 driver loads, written once to the user's cache and mapped by every later JVM instead of being
-parsed and verified again. A `local[2]` session started in 8.3-8.5 s and now starts in 4.1-4.4 s
-(this 2-core machine, six alternating starts; the first job after it 2.5-2.9 s either way).
+parsed and verified again. A `local[2]` session started in 8.3-8.5 s and now starts in 1.9-2.2 s
+(this 2-core machine, three alternating starts of each; the first job after it 0.8-0.9 s).
 
-The first session has its JVM write the archive when it exits (`-XX:ArchiveClassesAtExit`, a name
-of its own); at the Python process's exit `finish` ends the JVM, waits for the write, has a second
-JVM map the file (a cut archive crashes a JVM that maps it, SIGBUS: `java -version` tells, 0.1-0.3 s)
-and only then renames it to its final name, which carries its size. A file whose size is not the
-one in its name is never handed to a JVM. One process at a time writes (a non-blocking flock); the
-others start without the archive. The key names what the archive is valid for (the java binary,
-pyspark's jars, the JVM options, the heap): a JVM that cannot use it anyway starts without it.
+The first session's JVM lists the classes it loads (`-XX:DumpLoadedClassList`, a name of its own).
+At the Python process's exit `finish` ends that JVM, and a JVM of its own dumps the archive from the
+list (`-Xshare:dump`, the first JVM's class path and options: 21-23 CPU s, ~910 MB, once). The
+driver does not write the archive itself (`-XX:ArchiveClassesAtExit`) because that costs it ~550 MB
+more as it exits: 1,835 MB at 1M documents, over `engine.memory_mb`'s 1.5 GB; the list costs it
+nothing. A third JVM then maps the file (a cut archive crashes a JVM that maps it, SIGBUS: `java
+-version` tells, 0.1-0.3 s), and only then is it renamed to its final name, which carries its size.
+A file whose size is not the one in its name is never handed to a JVM. One process at a time writes
+(a non-blocking flock); the others start without the archive. The key names what the archive is
+valid for (the java binary, pyspark's jars, the JVM options, the heap): a JVM that cannot use it
+anyway starts without it.
 """
 
 from __future__ import annotations
@@ -31,10 +35,17 @@ QUIET = "-Xlog:cds*=off"  # a JVM that cannot map an archive says so on stdout; 
 PREFIX = "spark-driver-"
 # A temporary archive older than this was left by a process that was killed before renaming it.
 STALE_SECONDS = 15 * 60
-# The session that writes the archive starts ~5 s slower (13.8 s against 8.3-8.5) and its process
-# ends ~11 s after the session stops, the write and the check (this machine); an archive not written
-# in this time is given up.
+# The dump from the class list takes 26-29 s here (15,837 classes); one not done in this time is
+# given up, as is a JVM that does not exit in it.
 WRITE_SECONDS = 120
+# Options of the first JVM that are about its own archive or its logging, not the archive's validity.
+NOT_FOR_THE_DUMP = (
+    "-XX:DumpLoadedClassList=",
+    "-XX:SharedArchiveFile=",
+    "-XX:ArchiveClassesAtExit=",
+    "-Xlog:",
+    "-Xshare:",
+)
 # Archives kept, the most recently used: one per key (a driver memory or JVM option of its own), so
 # two configs used in turn (the tests' session and the CLI's) do not rewrite each other's.
 KEPT = 4
@@ -42,13 +53,20 @@ KEPT = 4
 
 @dataclass
 class Creation:
-    """An archive this process's JVM writes at its exit, under `lock` until `finish` renames it."""
+    """An archive dumped from the class list this process's JVM writes, under `lock` until `finish`
+    renames it. `class_path` and `arguments` are the JVM's, recorded once it runs (`record`)."""
 
     java: str
     temporary: Path
     directory: Path
     key: str
     lock: int  # the flock'ed file descriptor
+    class_path: str = ""
+    arguments: tuple[str, ...] = ()
+
+    @property
+    def class_list(self) -> Path:
+        return self.temporary.with_suffix(".classlist")
 
 
 def java_binary() -> str | None:
@@ -94,8 +112,8 @@ def archive_options(jvm_options: str, driver_memory: str | None) -> tuple[str, C
         os.close(lock)
         return "", None
     _remove_stale(directory)
-    temporary = directory / f"{PREFIX}{key}.{os.getpid()}.tmp"
-    return f"-XX:ArchiveClassesAtExit={temporary} {QUIET}", Creation(java, temporary, directory, key, lock)
+    creation = Creation(java, directory / f"{PREFIX}{key}.{os.getpid()}.tmp", directory, key, lock)
+    return f"-XX:DumpLoadedClassList={creation.class_list} {QUIET}", creation
 
 
 def complete_archive(directory: Path, key: str) -> Path | None:
@@ -113,13 +131,13 @@ def _whole(path: Path) -> bool | None:
 
 
 def _remove_stale(directory: Path) -> None:
-    """Temporary archives of killed processes, and archives cut since they were renamed (a full disk,
-    a copy of the cache stopped halfway): only an archive's writer renames it, whole, so a size that
-    is not its name's is damage."""
+    """Temporary archives and class lists of killed processes, and archives cut since they were renamed
+    (a full disk, a copy of the cache stopped halfway): only an archive's writer renames it, whole, so
+    a size that is not its name's is damage."""
     now = time.time()
     for path in directory.glob(f"{PREFIX}*"):
         try:
-            stale = path.suffix == ".tmp" and now - path.stat().st_mtime > STALE_SECONDS
+            stale = path.suffix in (".tmp", ".classlist") and now - path.stat().st_mtime > STALE_SECONDS
             if stale or (path.suffix == ".jsa" and _whole(path) is False):
                 path.unlink()
         except OSError:
@@ -138,16 +156,29 @@ def _keep_recent(directory: Path) -> None:
         older.unlink(missing_ok=True)
 
 
-def finish_at_exit(creation: Creation, jvm: subprocess.Popen | None) -> None:
+def finish_at_exit(creation: Creation, session) -> None:
+    """Record the running JVM's class path and options, and `finish` the archive at exit."""
+    jvm = getattr(session.sparkContext._gateway, "proc", None)
+    if jvm is not None:
+        record(creation, session.sparkContext._jvm)
     atexit.register(finish, creation, jvm)
 
 
+def record(creation: Creation, jvm) -> None:
+    """The class path (expanded from pyspark's `jars/*`, in the order this JVM uses: an archive is
+    valid only for the class path it was dumped with) and the options the dump must share."""
+    runtime = jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+    creation.class_path = str(jvm.java.lang.System.getProperty("java.class.path"))
+    arguments = [str(argument) for argument in runtime.getInputArguments()]
+    creation.arguments = tuple(a for a in arguments if not a.startswith(NOT_FOR_THE_DUMP))
+
+
 def finish(creation: Creation, jvm: subprocess.Popen | None) -> Path | None:
-    """End the JVM (its stdin closed: the gateway exits on EOF), wait for its archive, check it maps,
-    give it its final name and keep the KEPT most recently used archives. Returns the archive, or
-    None (the temporary file is removed)."""
+    """End the JVM (its stdin closed: the gateway exits on EOF), dump the archive from its class list,
+    check it maps, give it its final name and keep the KEPT most recently used archives. Returns the
+    archive, or None (the temporary files are removed)."""
     try:
-        if jvm is None:
+        if jvm is None or not creation.class_path:
             return None
         if jvm.stdin is not None:
             jvm.stdin.close()
@@ -155,6 +186,13 @@ def finish(creation: Creation, jvm: subprocess.Popen | None) -> Path | None:
             jvm.wait(timeout=WRITE_SECONDS)
         except subprocess.TimeoutExpired:
             return None
+        if not creation.class_list.is_file():
+            return None
+        dump = [creation.java, "-Xshare:dump", f"-XX:SharedClassListFile={creation.class_list}"]
+        dump += [f"-XX:SharedArchiveFile={creation.temporary}", QUIET, *creation.arguments]
+        dump += ["-cp", creation.class_path]
+        # The classes it cannot archive (379 here, from signed jars) load from their jars later.
+        subprocess.run(dump, capture_output=True, timeout=WRITE_SECONDS)
         if not creation.temporary.is_file():
             return None
         check = [creation.java, f"-XX:SharedArchiveFile={creation.temporary}", QUIET, "-version"]
@@ -168,4 +206,5 @@ def finish(creation: Creation, jvm: subprocess.Popen | None) -> Path | None:
         return None
     finally:
         creation.temporary.unlink(missing_ok=True)
+        creation.class_list.unlink(missing_ok=True)
         os.close(creation.lock)

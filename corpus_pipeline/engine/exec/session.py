@@ -72,7 +72,7 @@ def get_spark(config: SparkConfig | None = None, memory_mb: int | None = None):
             jvm_archive.finish(creation, None)  # no JVM to write the archive: the lock released
         raise
     if creation is not None:
-        jvm_archive.finish_at_exit(creation, getattr(session.sparkContext._gateway, "proc", None))
+        jvm_archive.finish_at_exit(creation, session)
     if session.sparkContext not in _STOPPED_AT_EXIT:
         _STOPPED_AT_EXIT.add(session.sparkContext)
         # Registered after finish_at_exit, so it runs first (atexit is last in, first out): the

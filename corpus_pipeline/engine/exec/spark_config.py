@@ -19,6 +19,6 @@ class SparkConfig(Strict):
     # Embedded local[...] mode only (never under spark-submit): the JVM lives for one run, so the C1
     # compiler alone and the serial collector (C2 compiler threads never pay off in a run of minutes;
     # a short spark-submit job: 39 -> 23 CPU s), and its classes mapped from an archive written once
-    # in ~/.cache/corpus_pipeline/jvm (~110 MB; engine/exec/jvm_archive.py: a session in 4.1-4.4 s instead
+    # in ~/.cache/corpus_pipeline/jvm (~160 MB; engine/exec/jvm_archive.py: a session in 1.9-2.2 s instead
     # of 8.3-8.5). False for a local[*] run of hours on a big machine.
     quick_start_jvm: bool = True

@@ -17,7 +17,8 @@ QUICK_START_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 # What an embedded JVM holds besides its heap: classes, the class archive, compiled code, threads,
 # Arrow's and the shuffle's buffers. Dedup's JVM at 858,219 documents peaked at 1,554-1,586 MB under
 # Spark's default -Xmx1g (~550 MB beside the heap), at 1,202-1,242 MB with the 768 MB heap this
-# leaves of the default engine.memory_mb (1,835 once, in a run writing its class archive at exit).
+# leaves of the default engine.memory_mb (1,193 in the run whose first session leaves the class
+# archive behind: jvm_archive.py).
 JVM_BESIDE_HEAP_MB = 768
 # Spark refuses a heap under 450 MB (1.5x the 300 MB it reserves for itself).
 MIN_DRIVER_HEAP_MB = 512

@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.exact import normalized_hash
-from corpus_pipeline.dedup.lsh import band_keys
+from corpus_pipeline.dedup.lsh import band_keys, signature_matrix
 from corpus_pipeline.dedup.minhash import estimated_jaccard, minhash_values, signature
 from corpus_pipeline.dedup.shingle_hashes import shingle_hashes
 from corpus_pipeline.dedup.shingles import normalize_for_hashing, uses_characters
@@ -64,15 +64,15 @@ def signature_batch(
 
 
 def band_batch(batch: pa.RecordBatch, bands: int, rows: int) -> pa.RecordBatch:
-    """(id, signature) -> one (band, key, id) row per band."""
-    out_bands, out_keys, out_ids = [], [], []
-    for doc_id, raw in zip(batch.column("id").to_pylist(), batch.column("signature").to_pylist(), strict=True):
-        keys = band_keys(np.frombuffer(raw, dtype="<u4"), bands, rows)
-        out_bands.extend(range(bands))
-        out_keys.extend(keys)
-        out_ids.extend([doc_id] * bands)
+    """(id, signature) -> one (band, key, id) row per band, document by document."""
+    keys = band_keys(signature_matrix(batch.column("signature")), bands, rows)
+    documents = np.repeat(np.arange(batch.num_rows), bands)
     return pa.RecordBatch.from_arrays(
-        [pa.array(out_bands, pa.int32()), pa.array(out_keys, pa.int64()), pa.array(out_ids, pa.string())],
+        [
+            pa.array(np.tile(np.arange(bands, dtype=np.int32), batch.num_rows)),
+            pa.array(keys.ravel()),
+            batch.column("id").take(pa.array(documents)).cast(pa.string()),
+        ],
         schema=BAND_SCHEMA,
     )
 

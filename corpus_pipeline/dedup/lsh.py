@@ -11,7 +11,11 @@ at 128 permutations the estimate's standard deviation is <= 0.044.
 from __future__ import annotations
 
 import numpy as np
-import xxhash
+
+# The band keys' mix (a multiply-xorshift over the band's rows, all documents at once): the constants
+# are splitmix64's, odd, so each step is a bijection of the running key for a given row value.
+_SEED = np.uint64(0x9E3779B97F4A7C15)
+_MULTIPLY = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
 
 def bands_and_rows(
@@ -43,8 +47,38 @@ def candidate_probability(jaccard: float, bands: int, rows: int) -> float:
     return 1.0 - (1.0 - jaccard**rows) ** bands
 
 
-def band_keys(signature: np.ndarray, bands: int, rows: int) -> list[int]:
-    """One signed 64-bit key per band: a hash of that band's rows (the band index is a separate
-    column, so equal rows in different bands never collide)."""
-    values = np.ascontiguousarray(signature[: bands * rows], dtype="<u4").reshape(bands, rows)
-    return [xxhash.xxh3_64_intdigest(band.tobytes()) - (1 << 63) for band in values]
+def band_keys(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """(documents, num_perm) MinHash values -> (documents, bands) signed 64-bit keys: a hash of each
+    band's rows (the band index is a separate column, so equal rows in different bands never
+    collide). Equal bands give equal keys; two different bands share a key with odds ~2^-64, and a
+    pair that does only becomes a candidate that its estimated Jaccard then rejects. Numpy over all
+    documents: one xxh3 call a band a document cost 6.4 µs a document (5.5 CPU s at 858k)."""
+    values = np.asarray(signatures, dtype=np.uint64)[:, : bands * rows].reshape(-1, bands, rows)
+    keys = np.full(values.shape[:2], _SEED, dtype=np.uint64)
+    with np.errstate(over="ignore"):  # the multiplications are meant to wrap (mod 2^64)
+        for row in range(rows):
+            keys = (keys ^ values[:, :, row]) * _MULTIPLY[0]
+            keys ^= keys >> np.uint64(31)
+        keys = keys * _MULTIPLY[1]
+        keys ^= keys >> np.uint64(29)
+    return keys.view(np.int64)
+
+
+def signature_matrix(column, num_perm: int | None = None) -> np.ndarray:
+    """A binary Arrow column of whole signatures (no nulls, each num_perm little-endian uint32s) as
+    a (documents, num_perm) view of its data buffer, without a Python object per document."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if column.null_count:
+        raise ValueError(f"{column.null_count} signatures are null: band only the documents that have one")
+    width = np.int64 if pa.types.is_large_binary(column.type) else np.int32
+    _, offsets, data = column.buffers()
+    bounds = np.frombuffer(offsets, dtype=width)[column.offset : column.offset + len(column) + 1]
+    lengths = np.diff(bounds)
+    if len(column) and (lengths.min() != lengths.max() or lengths[0] % 4 or (num_perm and lengths[0] != 4 * num_perm)):
+        raise ValueError(f"signatures of {sorted(set(lengths.tolist()))[:4]} bytes: not one num_perm")
+    if not len(column):
+        return np.zeros((0, num_perm or 0), dtype="<u4")
+    return np.frombuffer(data, dtype=np.uint8)[bounds[0] : bounds[-1]].view("<u4").reshape(len(column), -1)

@@ -111,12 +111,22 @@ def exact_duplicates(rows: list[dict], order) -> Found:
     return _first_per_group(rows, "exact_hash", order, "exact_duplicate")
 
 
+# Signatures stacked at a time for their band keys: 32 MB at 128 permutations.
+_KEYED_AT_ONCE = 65_536
+
+
 def candidate_pairs(signatures: dict[str, np.ndarray], bands: int, rows: int) -> set[tuple[str, str]]:
     """As decisions.candidate_pairs: in each bucket, every member with the smallest id (a star) and
     with its predecessor in id order (a chain). One band at a time, its keys in a numpy column: a
     dict of every (band, key) held ~150 bytes a document a band (2.7 kB at 18 bands)."""
     ids = sorted(signatures)
-    keys = np.array([band_keys(signatures[doc_id], bands, rows) for doc_id in ids], dtype=np.int64)
+    keys = np.concatenate(
+        [np.zeros((0, bands), np.int64)]
+        + [
+            band_keys(np.stack([signatures[doc_id] for doc_id in ids[start : start + _KEYED_AT_ONCE]]), bands, rows)
+            for start in range(0, len(ids), _KEYED_AT_ONCE)
+        ]
+    )
     pairs = set()
     for column in keys.reshape(len(ids), bands).T:
         order = np.argsort(column, kind="stable")  # stable: a bucket's members stay in id order

@@ -14,7 +14,7 @@ from datasketch import MinHash
 from corpus_pipeline.dedup.batch_ops import band_batch, signature_batch, similarity_batch
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.exact import exact_hash
-from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows, candidate_probability
+from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows, candidate_probability, signature_matrix
 from corpus_pipeline.dedup.minhash import (
     MERSENNE_PRIME,
     _mod_mersenne,
@@ -119,9 +119,41 @@ def test_band_keys_match_only_equal_bands():
     sig = np.arange(14, dtype=np.uint32)
     other = sig.copy()
     other[8] = 99
-    first, second = band_keys(sig, 2, 7), band_keys(other, 2, 7)
+    first, second = band_keys(np.stack([sig, other]), 2, 7)
     assert first[0] == second[0] and first[1] != second[1]
-    assert all(-(1 << 63) <= key < (1 << 63) for key in first)
+    assert first.dtype == np.int64 and len(set(first)) == 2  # a band's index is not in its key
+
+
+def test_band_keys_tell_apart_bands_that_differ_anywhere():
+    """Every value of a band changed in turn, by one bit or to a neighbour's value, and rows swapped:
+    every variant has a key of its own (the mix is not a sum or an xor of the rows)."""
+    rng = np.random.default_rng(7)
+    base = rng.integers(0, 2**32, size=7, dtype=np.uint32)
+    variants = [base]
+    for row in range(7):
+        for change in (1, 1 << 31, int(base[(row + 1) % 7]) ^ int(base[row])):
+            variant = base.copy()
+            variant[row] ^= np.uint32(change)
+            variants.append(variant)
+    variants += [np.roll(base, 1), base[::-1].copy()]
+    keys = band_keys(np.stack(variants), 1, 7)[:, 0]
+    assert len(set(keys.tolist())) == len(variants)
+    random = band_keys(rng.integers(0, 2**32, size=(200_000, 7), dtype=np.uint32), 1, 7)[:, 0]
+    assert len(np.unique(random)) == len(random)
+
+
+def test_a_signature_matrix_is_the_column_s_buffer_and_refuses_what_is_not_whole():
+    values = np.arange(12, dtype="<u4").reshape(3, 4)
+    column = pa.array([row.tobytes() for row in values], pa.binary())
+    assert (signature_matrix(column) == values).all() and (signature_matrix(column.slice(1)) == values[1:]).all()
+    assert (signature_matrix(pa.chunked_array([column.slice(0, 1), column.slice(1)])) == values).all()
+    assert (signature_matrix(column.cast(pa.large_binary())) == values).all()
+    with pytest.raises(ValueError, match="null"):
+        signature_matrix(pa.array([values[0].tobytes(), None], pa.binary()))
+    with pytest.raises(ValueError, match="not one num_perm"):
+        signature_matrix(pa.array([values[0].tobytes(), values[1, :3].tobytes()], pa.binary()))
+    with pytest.raises(ValueError, match="not one num_perm"):
+        signature_matrix(column, num_perm=8)
 
 
 def test_batch_functions_round_trip_signatures():

@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,6 +189,10 @@ def finish(creation: Creation, jvm: subprocess.Popen | None) -> Path | None:
             return None
         if not creation.class_list.is_file():
             return None
+        # Once per JVM setting, but ~25 s after the command's own work: said, not a silent wait.
+        print(
+            f"spark: writing the driver JVM's class archive to {creation.directory} (once)", file=sys.stderr, flush=True
+        )
         dump = [creation.java, "-Xshare:dump", f"-XX:SharedClassListFile={creation.class_list}"]
         dump += [f"-XX:SharedArchiveFile={creation.temporary}", QUIET, *creation.arguments]
         dump += ["-cp", creation.class_path]

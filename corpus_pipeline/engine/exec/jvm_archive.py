@@ -1,7 +1,7 @@
 """A class-data archive of the embedded driver JVM (Java's AppCDS): the ~160 MB of classes a Spark
 driver loads, written once to the user's cache and mapped by every later JVM instead of being
 parsed and verified again. A `local[2]` session started in 8.3-8.5 s and now starts in 1.9-2.2 s
-(this 2-core machine, three alternating starts of each; the first job after it 0.8-0.9 s).
+(this 2-core machine, three alternating starts of each; the first job after it 0.8-1.0 s).
 
 The first session's JVM lists the classes it loads (`-XX:DumpLoadedClassList`, a name of its own).
 At the Python process's exit `finish` ends that JVM, and a JVM of its own dumps the archive from the

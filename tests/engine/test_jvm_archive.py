@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from conftest import PROJECT_ROOT
@@ -60,6 +61,28 @@ def test_a_dump_that_fails_leaves_no_archive_and_no_list(cache):
     assert jvm_archive.finish(creation, exited) is None
     assert sorted(p.name for p in cache.iterdir()) == [f"{jvm_archive.PREFIX}{_key()}.lock"]
     assert jvm_archive.archive_options(OPTIONS, None)[1] is not None
+
+
+def test_a_jvm_that_cannot_be_asked_its_class_path_fails_no_command(cache, monkeypatch):
+    """py4j failing as the archive's bookkeeping asks the running JVM: no archive this time, the
+    lock released at exit, and get_spark's caller never sees the error."""
+    from py4j.protocol import Py4JError
+
+    class Gone:
+        def __getattr__(self, name):
+            raise Py4JError("the gateway is gone")
+
+    _, creation = jvm_archive.archive_options(OPTIONS, None)
+    exited = subprocess.Popen(["true"], stdin=subprocess.PIPE)
+    context = SimpleNamespace(_gateway=SimpleNamespace(proc=exited), _jvm=Gone())
+    registered = []
+    monkeypatch.setattr(jvm_archive.atexit, "register", lambda *args: registered.append(args))
+    jvm_archive.finish_at_exit(creation, SimpleNamespace(sparkContext=context))
+    ((finish, *arguments),) = registered
+    assert finish(*arguments) is None and not list(cache.glob("*.jsa"))
+    _, again = jvm_archive.archive_options(OPTIONS, None)
+    assert again is not None  # the lock was released
+    jvm_archive.finish(again, None)
 
 
 def test_other_options_or_another_heap_are_another_archive():

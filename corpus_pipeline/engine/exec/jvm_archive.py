@@ -159,9 +159,14 @@ def _keep_recent(directory: Path) -> None:
 
 def finish_at_exit(creation: Creation, session) -> None:
     """Record the running JVM's class path and options, and `finish` the archive at exit."""
+    from py4j.protocol import Py4JError
+
     jvm = getattr(session.sparkContext._gateway, "proc", None)
     if jvm is not None:
-        record(creation, session.sparkContext._jvm)
+        try:
+            record(creation, session.sparkContext._jvm)
+        except Py4JError:  # no archive this time (finish then only releases the lock), not a failed command
+            creation.class_path = ""
     atexit.register(finish, creation, jvm)
 
 

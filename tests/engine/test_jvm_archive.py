@@ -85,6 +85,19 @@ def test_a_jvm_that_cannot_be_asked_its_class_path_fails_no_command(cache, monke
     jvm_archive.finish(again, None)
 
 
+def test_what_killed_writers_left_is_removed_but_not_another_key_s_list_in_use(cache):
+    """Holding its key's lock, a writer removes that key's leftovers whatever their age; another
+    key's class list may be a long run's, written as its classes load."""
+    cache.mkdir(parents=True)
+    mine = [cache / f"{jvm_archive.PREFIX}{_key()}.1234.tmp", cache / f"{jvm_archive.PREFIX}{_key()}.1234.classlist"]
+    theirs = cache / f"{jvm_archive.PREFIX}otherkey.5678.classlist"
+    for path in [*mine, theirs]:
+        path.write_text("x")
+    _, creation = jvm_archive.archive_options(OPTIONS, None)
+    assert not any(path.exists() for path in mine) and theirs.exists()
+    jvm_archive.finish(creation, None)
+
+
 def test_other_options_or_another_heap_are_another_archive():
     java = jvm_archive.java_binary()
     keys = {jvm_archive.archive_key(java, o, m) for o in (OPTIONS, "-XX:+UseG1GC") for m in (None, "8g")}

@@ -26,7 +26,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,8 +33,6 @@ from corpus_pipeline.user_cache import user_cache_dir
 
 QUIET = "-Xlog:cds*=off"  # a JVM that cannot map an archive says so on stdout; it starts without it
 PREFIX = "spark-driver-"
-# A temporary archive older than this was left by a process that was killed before renaming it.
-STALE_SECONDS = 15 * 60
 # The dump from the class list takes 26-29 s here (15,837 classes); one not done in this time is
 # given up, as is a JVM that does not exit in it.
 WRITE_SECONDS = 120
@@ -112,7 +109,7 @@ def archive_options(jvm_options: str, driver_memory: str | None) -> tuple[str, C
     except OSError:  # another process is writing it
         os.close(lock)
         return "", None
-    _remove_stale(directory)
+    _remove_leftovers(directory, key)
     creation = Creation(java, directory / f"{PREFIX}{key}.{os.getpid()}.tmp", directory, key, lock)
     return f"-XX:DumpLoadedClassList={creation.class_list} {QUIET}", creation
 
@@ -131,15 +128,16 @@ def _whole(path: Path) -> bool | None:
         return None
 
 
-def _remove_stale(directory: Path) -> None:
-    """Temporary archives and class lists of killed processes, and archives cut since they were renamed
-    (a full disk, a copy of the cache stopped halfway): only an archive's writer renames it, whole, so
+def _remove_leftovers(directory: Path, key: str) -> None:
+    """What killed processes left: this key's temporary archives and class lists (the caller holds
+    the key's lock, so no living process writes them; another key's class list may belong to a run
+    of hours, so it is left to that key's next writer), and any archive cut since it was renamed (a
+    full disk, a copy of the cache stopped halfway): only an archive's writer renames it, whole, so
     a size that is not its name's is damage."""
-    now = time.time()
     for path in directory.glob(f"{PREFIX}*"):
         try:
-            stale = path.suffix in (".tmp", ".classlist") and now - path.stat().st_mtime > STALE_SECONDS
-            if stale or (path.suffix == ".jsa" and _whole(path) is False):
+            temporary = path.name.startswith(f"{PREFIX}{key}.") and path.suffix in (".tmp", ".classlist")
+            if temporary or (path.suffix == ".jsa" and _whole(path) is False):
                 path.unlink()
         except OSError:
             continue
@@ -202,8 +200,10 @@ def finish(creation: Creation, jvm: subprocess.Popen | None) -> Path | None:
         dump += [f"-XX:SharedArchiveFile={creation.temporary}", QUIET, *creation.arguments]
         dump += ["-cp", creation.class_path]
         # The classes it cannot archive (379 here, from signed jars) load from their jars later.
-        subprocess.run(dump, capture_output=True, timeout=WRITE_SECONDS)
-        if not creation.temporary.is_file():
+        if (
+            subprocess.run(dump, capture_output=True, timeout=WRITE_SECONDS).returncode
+            or not creation.temporary.is_file()
+        ):
             return None
         check = [creation.java, f"-XX:SharedArchiveFile={creation.temporary}", QUIET, "-version"]
         if subprocess.run(check, capture_output=True, timeout=60).returncode != 0:

@@ -111,7 +111,7 @@ def exact_duplicates(rows: list[dict], order) -> Found:
     return _first_per_group(rows, "exact_hash", order, "exact_duplicate")
 
 
-# Signatures stacked at a time for their band keys: 32 MB at 128 permutations.
+# Signatures stacked at a time for their band keys: 32 MB at 128 permutations, 64 MB as the mix's uint64.
 _KEYED_AT_ONCE = 65_536
 
 
@@ -120,15 +120,12 @@ def candidate_pairs(signatures: dict[str, np.ndarray], bands: int, rows: int) ->
     with its predecessor in id order (a chain). One band at a time, its keys in a numpy column: a
     dict of every (band, key) held ~150 bytes a document a band (2.7 kB at 18 bands)."""
     ids = sorted(signatures)
-    keys = np.concatenate(
-        [np.zeros((0, bands), np.int64)]
-        + [
-            band_keys(np.stack([signatures[doc_id] for doc_id in ids[start : start + _KEYED_AT_ONCE]]), bands, rows)
-            for start in range(0, len(ids), _KEYED_AT_ONCE)
-        ]
-    )
+    keys = np.zeros((len(ids), bands), np.int64)
+    for start in range(0, len(ids), _KEYED_AT_ONCE):
+        chunk = ids[start : start + _KEYED_AT_ONCE]
+        keys[start : start + len(chunk)] = band_keys(np.stack([signatures[doc_id] for doc_id in chunk]), bands, rows)
     pairs = set()
-    for column in keys.reshape(len(ids), bands).T:
+    for column in keys.T:
         order = np.argsort(column, kind="stable")  # stable: a bucket's members stay in id order
         ordered = column[order]
         bounds = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1, [len(ids)]))

@@ -153,7 +153,8 @@ def test_a_signature_matrix_is_the_column_s_buffer_and_refuses_what_is_not_whole
     with pytest.raises(ValueError, match="not one num_perm"):
         signature_matrix(pa.array([values[0].tobytes(), values[1, :3].tobytes()], pa.binary()))
     with pytest.raises(ValueError, match="not one num_perm"):
-        signature_matrix(column, num_perm=8)
+        signature_matrix(pa.array([b"abcde"], pa.binary()))  # not whole uint32s
+    assert band_keys(signature_matrix(column.slice(0, 0)), 2, 7).shape == (0, 2)
 
 
 def test_batch_functions_round_trip_signatures():

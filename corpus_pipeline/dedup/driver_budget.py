@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from corpus_pipeline.dedup.bucket_spill import FLUSH_BYTES
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_metadata
@@ -47,7 +48,8 @@ def input_size(parts: list, storage: Storage) -> tuple[int, int]:
 def driver_bytes(rows: int, text_bytes: int, buckets: int, dedup: DedupConfig) -> int:
     """What the driver's pass holds at its peak for `rows` documents (the index's included) of
     `text_bytes` uncompressed bytes written to `buckets` parts."""
-    return BASE_BYTES + rows * (ROW_BYTES + 4 * dedup.num_perm) + BUCKET_FACTOR * text_bytes // max(buckets, 1)
+    text_held = max(BUCKET_FACTOR * text_bytes // max(buckets, 1), 2 * FLUSH_BYTES)  # the write's or the spill's
+    return BASE_BYTES + rows * (ROW_BYTES + 4 * dedup.num_perm) + text_held
 
 
 def output_part_count(input_parts: int, text_bytes: int, dedup: DedupConfig) -> int:

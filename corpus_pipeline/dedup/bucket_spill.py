@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from corpus_pipeline.dedup.id_buckets import id_bucket
+from corpus_pipeline.dedup.id_buckets import id_buckets
 
 _OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4")
 # Rows are held until this many bytes are buffered, then split by bucket at once (twice this held
@@ -56,7 +56,7 @@ class BucketSpill:
             return
         table = pa.concat_tables(self._pending)
         self._pending, self._pending_bytes = [], 0
-        numbers = [id_bucket(doc_id, self.count) for doc_id in table.column("id").to_pylist()]
+        numbers = id_buckets(table.column("id"), self.count).tolist()
         # One take puts the rows in bucket order (stable: a bucket keeps the given order), then
         # each bucket's run is a slice.
         order = sorted(range(len(numbers)), key=numbers.__getitem__)

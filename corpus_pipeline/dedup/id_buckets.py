@@ -9,6 +9,8 @@ path writes, byte for byte, with no JVM.
 
 from __future__ import annotations
 
+import numpy as np
+
 _MASK = 0xFFFFFFFF
 SPARK_HASH_SEED = 42
 # After id, these columns tell the rows of one document apart (file_path + warc_offset is one record).
@@ -53,3 +55,45 @@ def spark_string_hash(text: str, seed: int = SPARK_HASH_SEED) -> int:
 def id_bucket(doc_id: str, buckets: int) -> int:
     """Spark's `pmod(hash(id), buckets)`."""
     return spark_string_hash(doc_id) % buckets
+
+
+def id_buckets(ids, buckets: int) -> np.ndarray:
+    """id_bucket of every id of a string Arrow array (no nulls), in numpy: the ids of one byte length
+    at a time, their 4-byte words and tail bytes mixed column by column. 0.7 µs an id against the
+    loop's 7.4 (32-character ids, this machine); the tests hold it to spark_string_hash."""
+    import pyarrow as pa
+
+    binary = pa.chunked_array([ids]).combine_chunks() if isinstance(ids, pa.Array) else ids.combine_chunks()
+    binary = binary.cast(pa.large_binary())
+    if binary.null_count:
+        raise ValueError(f"{binary.null_count} ids are null: a document without an id has no bucket")
+    _, offsets, data = binary.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int64)[binary.offset : binary.offset + len(binary) + 1]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    lengths = np.diff(bounds)
+    hashes = np.empty(len(binary), dtype=np.uint32)
+    with np.errstate(over="ignore"):  # the multiplications wrap (mod 2^32), as in Java
+        for length in np.unique(lengths):
+            rows = np.flatnonzero(lengths == length)
+            block = data[bounds[rows][:, None] + np.arange(length)]
+            h1 = np.full(len(rows), SPARK_HASH_SEED, dtype=np.uint32)
+            aligned = int(length) - int(length) % 4
+            words = np.ascontiguousarray(block[:, :aligned]).view("<u4")
+            for column in range(aligned // 4):
+                h1 = _mix_array(h1, words[:, column])
+            for column in range(aligned, int(length)):  # Spark's tail: one sign-extended byte at a time
+                h1 = _mix_array(h1, block[:, column].view(np.int8).astype(np.int32).view(np.uint32))
+            h1 ^= np.uint32(length)
+            h1 = (h1 ^ (h1 >> np.uint32(16))) * np.uint32(0x85EBCA6B)
+            h1 = (h1 ^ (h1 >> np.uint32(13))) * np.uint32(0xC2B2AE35)
+            hashes[rows] = h1 ^ (h1 >> np.uint32(16))
+    return np.mod(hashes.view(np.int32).astype(np.int64), buckets)
+
+
+def _rotl_array(values: np.ndarray, shift: int) -> np.ndarray:
+    return (values << np.uint32(shift)) | (values >> np.uint32(32 - shift))
+
+
+def _mix_array(h1: np.ndarray, k1: np.ndarray) -> np.ndarray:
+    k1 = _rotl_array(k1 * np.uint32(0xCC9E2D51), 15) * np.uint32(0x1B873593)
+    return _rotl_array(h1 ^ k1, 13) * np.uint32(5) + np.uint32(0xE6546B64)

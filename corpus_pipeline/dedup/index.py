@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 from functools import partial
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.dedup.config import DedupConfig
-from corpus_pipeline.dedup.id_buckets import bucket_identity, id_bucket
+from corpus_pipeline.dedup.id_buckets import bucket_identity, id_buckets
 from corpus_pipeline.document import DOCUMENT_SCHEMA
 from corpus_pipeline.engine.whole_corpus import (
     SUCCESS,
@@ -143,7 +144,7 @@ class IndexPublishStage(GlobalStage):
         table = pa.concat_tables(signed).cast(INDEX_SCHEMA)
         ids = [INDEX_ID_PREFIX + doc_id for doc_id in table.column("id").to_pylist()]
         table = table.set_column(0, INDEX_SCHEMA.field("id"), pa.array(ids, pa.string()))
-        buckets = pa.array([id_bucket(doc_id, len(parts)) for doc_id in ids], pa.int32())
+        buckets = pa.array(id_buckets(table.column("id"), len(parts)).astype(np.int32))
         fill = partial(keep_all, stage=self.name, schema=INDEX_SCHEMA)
         for bucket in sorted(set(buckets.to_pylist())):
             identity = bucket_identity(bucket, len(parts))

@@ -63,8 +63,7 @@ def id_buckets(ids, buckets: int) -> np.ndarray:
     loop's 7.4 (32-character ids, this machine); the tests hold it to spark_string_hash."""
     import pyarrow as pa
 
-    binary = pa.chunked_array([ids]).combine_chunks() if isinstance(ids, pa.Array) else ids.combine_chunks()
-    binary = binary.cast(pa.large_binary())
+    binary = (ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids).cast(pa.large_binary())
     if binary.null_count:
         raise ValueError(f"{binary.null_count} ids are null: a document without an id has no bucket")
     _, offsets, data = binary.buffers()

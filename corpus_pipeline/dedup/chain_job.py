@@ -21,8 +21,7 @@ Jobs, without the broadcasts the planner chose on a wrong size
 (spark_read.broadcasts_by_measured_size), which the counts above leaned on: 13 + 2 at 40 documents,
 16 + 2 at 86k, 15 + 2 at 858k, the methods' drops computed within the verdicts' query, the
 verdicts written in their buckets by the task that gathers them, the survivors shuffled by id once
-for all of minhash's readers. Both paths make the same choices:
-the tests compare their output bytes.
+for all of minhash's readers. Both paths make the same choices: the tests compare their output bytes.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ parsed and verified again. A `local[2]` session started in 8.3-8.5 s and now sta
 
 The first session's JVM lists the classes it loads (`-XX:DumpLoadedClassList`, a name of its own).
 At the Python process's exit `finish` ends that JVM, and a JVM of its own dumps the archive from the
-list (`-Xshare:dump`, the first JVM's class path and options: 21-23 CPU s, ~910 MB, once). The
+list (`-Xshare:dump`, the first JVM's class path and options: 26-29 CPU s, ~910 MB, once). The
 driver does not write the archive itself (`-XX:ArchiveClassesAtExit`) because that costs it ~550 MB
 more as it exits: 1,835 MB at 1M documents, over `engine.memory_mb`'s 1.5 GB; the list costs it
 nothing. A third JVM then maps the file (a cut archive crashes a JVM that maps it, SIGBUS: `java

@@ -26,6 +26,7 @@ from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.dedup.components import connected_components
 from corpus_pipeline.dedup.decisions import _similarities, candidate_pairs
+from corpus_pipeline.dedup.driver_budget import input_size, output_part_count
 from corpus_pipeline.dedup.lsh import bands_and_rows
 from corpus_pipeline.engine.exec.spark import spark_schema
 from corpus_pipeline.engine.store.stage_dir import input_parts
@@ -60,9 +61,9 @@ def timed_phases(spark, source: Path, config: PipelineConfig) -> list[Phase]:
     bands, rows = bands_and_rows(
         dedup.threshold, dedup.num_perm, dedup.false_positive_weight, dedup.false_negative_weight
     )
-    docs = spark.read.parquet(*[str(p) for p in input_parts(source, storage=Storage())]).select(
-        "id", "url", "text", "language"
-    )
+    parts = input_parts(source, storage=Storage())
+    docs = spark.read.parquet(*[str(p) for p in parts]).select("id", "url", "text", "language")
+    band_tasks = output_part_count(len(parts), input_size(parts, Storage())[1], dedup)  # as the stage
     phases: list[Phase] = []
 
     def phase(name: str, unit: str, frame):
@@ -81,7 +82,7 @@ def timed_phases(spark, source: Path, config: PipelineConfig) -> list[Phase]:
         ),
     )
     with_signature = signatures.where(F.col("signature").isNotNull()).select("id", "signature")
-    pairs = phase("banding", "candidate pairs", candidate_pairs(with_signature, bands, rows))
+    pairs = phase("banding", "candidate pairs", candidate_pairs(with_signature, bands, rows, band_tasks))
     similar = _similarities(pairs, with_signature)
     edges = phase(
         "verification", "verified pairs", similar.where(F.col("similarity") >= dedup.threshold).select("src", "dst")

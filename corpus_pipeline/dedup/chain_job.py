@@ -162,7 +162,9 @@ def _spark_decisions(
             elif method == "semantic":
                 found = _semantic_on_driver(survivors, dedup, order)
             else:
-                found = minhash_duplicates(survivors.select("id", "signature", *keep_columns), dedup, order)
+                # One band task an output bucket: a task's band rows grow with its bucket's text, not the corpus.
+                signed = survivors.select("id", "signature", *keep_columns)
+                found = minhash_duplicates(signed, dedup, order, band_tasks=buckets)
             found = found.withColumn("note", F.lit(None).cast("string"))
         if method == "paragraph":
             # Read by its changes too: materialized once. A document method's drops are read by the

@@ -42,7 +42,7 @@ def verified_pairs(fingerprints: DataFrame, config: SimhashConfig) -> DataFrame:
     """fingerprints(id, simhash) -> (src, dst, distance), src < dst, every pair within
     config.max_distance bits that shares a bucket within config.window rows (every such pair, for
     buckets of up to window + 1 members)."""
-    # The key first, as decisions.candidate_pairs' window: a block's few values tie the sort's prefix.
+    # The key first: a block's few values would tie the sort's 8-byte prefix on nearly every comparison.
     bucket = Window.partitionBy("key", "block").orderBy("simhash", "id").rowsBetween(1, config.window)
     following = F.collect_list(F.struct("id", "simhash")).over(bucket).alias("following")
     windowed = block_keys(fingerprints, config.max_distance).select("id", "simhash", following)

@@ -14,7 +14,13 @@ from datasketch import MinHash
 from corpus_pipeline.dedup.batch_ops import band_batch, signature_batch, similarity_batch
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.exact import exact_hash
-from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows, candidate_probability, signature_matrix
+from corpus_pipeline.dedup.lsh import (
+    band_keys,
+    bands_and_rows,
+    bucket_pairs,
+    candidate_probability,
+    signature_matrix,
+)
 from corpus_pipeline.dedup.minhash import (
     MERSENNE_PRIME,
     _mod_mersenne,
@@ -155,6 +161,47 @@ def test_a_signature_matrix_is_the_column_s_buffer_and_refuses_what_is_not_whole
     with pytest.raises(ValueError, match="not one num_perm"):
         signature_matrix(pa.array([b"abcde"], pa.binary()))  # not whole uint32s
     assert band_keys(signature_matrix(column.slice(0, 0)), 2, 7).shape == (0, 2)
+
+
+def _reference_pairs(rows: list[tuple[int, int, str]]) -> list[tuple[str, str]]:
+    """Each bucket (band, key) sorted by id: every member with the first (a star) and with the one
+    before it (a chain), as a window over the bucket would give them."""
+    buckets: dict[tuple[int, int], list[str]] = {}
+    for band, key, doc_id in rows:
+        buckets.setdefault((band, key), []).append(doc_id)
+    pairs = []
+    for members in buckets.values():
+        members.sort()
+        pairs += [(members[0], member) for member in members[1:]]
+        pairs += list(zip(members[1:-1], members[2:], strict=True))
+    return sorted(pairs)
+
+
+def test_bucket_pairs_are_the_stars_and_chains_of_each_band_s_buckets():
+    """Random buckets of 1 to 40 members over 5 bands, keys shared across bands (a key means a
+    bucket only within its band), ids in random order and with multi-byte characters: the pairs
+    equal a plain sort of each bucket's ids."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for number in range(3_000):
+        doc_id = f"{rng.integers(0, 10**9):09d}{'é' if number % 7 == 0 else ''}{number}"
+        for band in range(5):
+            key = int(rng.integers(0, 400)) if rng.random() < 0.3 else int(rng.integers(0, 2**62))
+            rows.append((band, key, doc_id))
+    rng.shuffle(rows)
+    table = pa.table(
+        {
+            "band": pa.array([r[0] for r in rows], pa.int32()),
+            "key": pa.array([r[1] for r in rows], pa.int64()),
+            "id": [r[2] for r in rows],
+        }
+    )
+    found = bucket_pairs(table)
+    pairs = sorted(zip(found.column("src").to_pylist(), found.column("dst").to_pylist(), strict=True))
+    assert pairs == _reference_pairs(rows) and len(pairs) > 1_000
+    assert bucket_pairs(table.slice(0, 0)).num_rows == 0
+    lonely = pa.table({"band": pa.array([0, 1], pa.int32()), "key": pa.array([5, 5], pa.int64()), "id": ["a", "b"]})
+    assert bucket_pairs(lonely).num_rows == 0  # one key in two bands: two buckets of one
 
 
 def test_batch_functions_round_trip_signatures():

@@ -109,12 +109,13 @@ def _with_index(signed: DataFrame, docs: DataFrame, index: DataFrame | None, car
 def dedup_decisions(
     docs: DataFrame,
     dedup: DedupConfig,
-    buckets: int,
+    tasks: tuple[int, int],
     index: DataFrame | None = None,
     read: ReadMapped | None = None,
 ) -> tuple[DataFrame, DataFrame | None]:
     """docs (every row, repeated ids too: repeats.py keeps one of each) -> (verdicts, changes).
-    Verdicts (cluster_verdict_frame: by id bucket of `buckets`) has one row per document dropped or
+    `tasks`: (the output's id buckets, minhash's band tasks: decisions.band_task_count).
+    Verdicts (cluster_verdict_frame: by id bucket of the output's) has one row per document dropped or
     standing for dropped ones: kept_id the document finally kept (null for a document no other
     stands for), note the reject detail when it is not the kept id, and the cluster, named by its
     smallest id; a document without a row is kept, alone in its cluster. Changes: the paragraph
@@ -132,7 +133,7 @@ def dedup_decisions(
     signed = signed.localCheckpoint()
     published = signed.where(F.col(IN_INDEX)).select("id") if index is not None else None
     sign = partial(signatures, dedup=dedup, index=index, carried=carried)
-    return _spark_decisions(docs, signed, dedup, order, published, sign, buckets)
+    return _spark_decisions(docs, signed, dedup, order, published, sign, tasks)
 
 
 def _spark_decisions(
@@ -142,9 +143,11 @@ def _spark_decisions(
     order,
     published: DataFrame | None,
     sign: Callable[[DataFrame], DataFrame],
-    buckets: int,
+    tasks: tuple[int, int],
 ) -> tuple[DataFrame, DataFrame | None]:
-    """The chain as Spark jobs: each method on the documents the methods before it kept."""
+    """The chain as Spark jobs: each method on the documents the methods before it kept. `tasks`:
+    (the verdicts' id buckets, minhash's band tasks)."""
+    buckets, band_tasks = tasks
     keep_columns = list(dict.fromkeys(column for column, _ in order if column != "id"))
     survivors, founds, changes = signed, [], None
     for method in dedup.methods:
@@ -162,9 +165,8 @@ def _spark_decisions(
             elif method == "semantic":
                 found = _semantic_on_driver(survivors, dedup, order)
             else:
-                # One band task an output bucket: a task's band rows grow with its bucket's text, not the corpus.
                 signed = survivors.select("id", "signature", *keep_columns)
-                found = minhash_duplicates(signed, dedup, order, band_tasks=buckets)
+                found = minhash_duplicates(signed, dedup, order, band_tasks)
             found = found.withColumn("note", F.lit(None).cast("string"))
         if method == "paragraph":
             # Read by its changes too: materialized once. A document method's drops are read by the

@@ -15,9 +15,10 @@ from corpus_pipeline.storage.locations import Location
 class DecideStep(GlobalStage):
     name = "dedup-decide"
 
-    def __init__(self, dedup: GlobalStage, input_schema: pa.Schema, parts: int):
+    def __init__(self, dedup: GlobalStage, input_schema: pa.Schema, parts: int, band_tasks: int):
         self.dedup, self.input_schema = dedup, input_schema  # the DedupStage it is a step of
         self.parts = parts  # of its output: dedup's own part count, so no part grows with the corpus
+        self.band_tasks = band_tasks  # minhash's (decisions.band_task_count)
 
     # What decides the verdicts is what decides dedup's output: its config, its index.
     def config_fingerprint(self) -> str:
@@ -35,6 +36,8 @@ class DecideStep(GlobalStage):
         storage, config = work.storage, self.dedup.config
         parts = [part for path in input_dir for part in input_parts(path, storage)]
         session, index = executor.session(), self.dedup.index
-        decisions = decision_frame(session, parts, self.input_schema, config, index, storage, self.parts)
+        decisions = decision_frame(
+            session, parts, self.input_schema, config, index, storage, (self.parts, self.band_tasks)
+        )
         write_bucketed_parts(decisions, work.task_target, self.name, decision_schema(config), self.parts, storage)
         return {}

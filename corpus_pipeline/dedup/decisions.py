@@ -6,6 +6,7 @@ driver; the largest unit of work is one task's band rows (candidate_pairs) or on
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import pyarrow as pa
@@ -23,6 +24,12 @@ from corpus_pipeline.engine.whole_corpus import spark_schema
 _DROP_SCHEMA = pa.schema([("id", pa.string()), ("kept_id", pa.string())])
 _PAIR_SCHEMA = pa.schema([("src", pa.string()), ("dst", pa.string())])
 _PAIR_BATCH_ROWS = 65_536
+# Band rows a band task holds (candidate_pairs): ~75 bytes each in its Python worker at the peak (52
+# for a row with a 32-character id, the rest the sort's), so ~150 MB. At 858k documents (18 bands)
+# that is 8 tasks, as many as adaptive execution made of the window's shuffle; 410 tasks of 38k rows
+# (one an output bucket) took 563.8 CPU s there against 512.8 with the window, 22 more in the JVM.
+# Counted from the input's and the index's rows (dedup/stage.py), so no task grows with the corpus.
+BAND_ROWS_PER_TASK = 2_000_000
 
 
 def _ordered(order: list[tuple[str, str]]):
@@ -98,6 +105,14 @@ def _task_pairs(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """One task's band rows (every row of their buckets: shuffled by key) -> their candidate pairs."""
     rows = pa.Table.from_batches(list(batches), schema=BAND_SCHEMA)
     yield from bucket_pairs(rows).cast(_PAIR_SCHEMA).to_batches(max_chunksize=_PAIR_BATCH_ROWS)
+
+
+def band_task_count(signatures: int, config: DedupConfig) -> int:
+    """Tasks for the band rows of `signatures` documents: BAND_ROWS_PER_TASK rows each at most."""
+    bands, _ = bands_and_rows(
+        config.threshold, config.num_perm, config.false_positive_weight, config.false_negative_weight
+    )
+    return max(1, math.ceil(signatures * bands / BAND_ROWS_PER_TASK))
 
 
 def minhash_duplicates(signatures: DataFrame, config: DedupConfig, order, band_tasks: int) -> DataFrame:

@@ -53,13 +53,14 @@ def decision_frame(
     dedup: DedupConfig,
     index_dir: Path | None,
     storage: Storage,
-    buckets: int,
+    tasks: tuple[int, int],
 ) -> DataFrame:
     """The decide step's rows (decision_schema): the verdict of every document of `parts` that has
     one (decided against every published snapshot too, with `index_dir`) and, with the paragraph
     method, the cleaning of every document it rewrote; a document with neither is kept, unchanged,
     alone in its cluster. Duplicates and cleaned documents only: never the corpus. Bucketed by id
-    into `buckets` as engine/exec/spark_write.bucketed leaves rows, for write_bucketed_parts."""
+    into the output's buckets (`tasks`: those, minhash's band tasks) as engine/exec/spark_write.bucketed
+    leaves rows, for write_bucketed_parts."""
     paths, columns = [str(part) for part in parts], _document_columns(input_schema)
     docs = with_source_rank(read_parts(spark, paths, input_schema, storage, columns), dedup.source_priority)
 
@@ -68,11 +69,11 @@ def decision_frame(
         return read_parts(spark, paths, input_schema, storage, columns, lambda b: function(ranked(b)), schema)
 
     index = read_index(index_dir, dedup, spark, storage) if index_dir is not None else None
-    verdicts, changes = dedup_decisions(docs, dedup, buckets, index, read)
+    verdicts, changes = dedup_decisions(docs, dedup, tasks, index, read)
     if changes is None:
         return verdicts
     names = decision_schema(dedup).names
-    return bucketed(verdicts.drop(PART_COLUMN).join(changes, "id", "full").select(*names), buckets, names)
+    return bucketed(verdicts.drop(PART_COLUMN).join(changes, "id", "full").select(*names), tasks[0], names)
 
 
 def decision_schema(dedup: DedupConfig) -> pa.Schema:

@@ -102,15 +102,30 @@ class DedupStage(GlobalStage):
             parts, size, input_schema, schema, self.config, self.index, target, self.memory_mb, storage
         ):
             return {}
-        return self._run_on_spark(inputs_of(input_dir), parts, (input_schema, schema), buckets, work, executor)
+        from corpus_pipeline.dedup.decisions import band_task_count  # imports pyspark
 
-    def _run_on_spark(self, input_dirs, parts, schemas, buckets: int, work, executor: Executor) -> dict:
-        """Two steps: decide (materialized, decide_step.py), then write every document with its verdict."""
+        band_tasks = band_task_count(size[0] + self._published_documents(storage), self.config)
+        tasks = (buckets, band_tasks)
+        return self._run_on_spark(inputs_of(input_dir), parts, (input_schema, schema), tasks, work, executor)
+
+    def _published_documents(self, storage: Storage) -> int:
+        """The documents of the index, which join every method as the input's do."""
+        if self.index is None:
+            return 0
+        from corpus_pipeline.dedup.driver_budget import input_size
+        from corpus_pipeline.dedup.index import index_parts
+
+        return input_size(index_parts(self.index, self.config, storage), storage)[0]
+
+    def _run_on_spark(self, input_dirs, parts, schemas, tasks: tuple[int, int], work, executor: Executor) -> dict:
+        """Two steps: decide (materialized, decide_step.py), then write every document with its
+        verdict. `tasks`: (the output's buckets, minhash's band tasks)."""
         from corpus_pipeline.dedup.decide_step import DecideStep
         from corpus_pipeline.dedup.spark_job import write_spark_buckets
 
         (input_schema, schema), storage, session = schemas, work.storage, executor.session()
-        decide = DecideStep(self, input_schema, buckets)
+        buckets, band_tasks = tasks
+        decide = DecideStep(self, input_schema, buckets, band_tasks)
         with broadcasts_by_measured_size(session):
             reports = run_steps(self.name, [SubStep("decide", decide)], input_dirs, work, executor)
             with spark_step(executor, f"{self.name} › write") as write:

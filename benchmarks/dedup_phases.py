@@ -25,8 +25,8 @@ from pyspark.sql import functions as F
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.batch_ops import SIGNATURE_SCHEMA, signature_batch
 from corpus_pipeline.dedup.components import connected_components
-from corpus_pipeline.dedup.decisions import _similarities, candidate_pairs
-from corpus_pipeline.dedup.driver_budget import input_size, output_part_count
+from corpus_pipeline.dedup.decisions import _similarities, band_task_count, candidate_pairs
+from corpus_pipeline.dedup.driver_budget import input_size
 from corpus_pipeline.dedup.lsh import bands_and_rows
 from corpus_pipeline.engine.exec.spark import spark_schema
 from corpus_pipeline.engine.store.stage_dir import input_parts
@@ -63,7 +63,7 @@ def timed_phases(spark, source: Path, config: PipelineConfig) -> list[Phase]:
     )
     parts = input_parts(source, storage=Storage())
     docs = spark.read.parquet(*[str(p) for p in parts]).select("id", "url", "text", "language")
-    band_tasks = output_part_count(len(parts), input_size(parts, Storage())[1], dedup)  # as the stage
+    band_tasks = band_task_count(input_size(parts, Storage())[0], dedup)  # as the stage sizes them
     phases: list[Phase] = []
 
     def phase(name: str, unit: str, frame):

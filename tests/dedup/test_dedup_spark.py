@@ -7,10 +7,17 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
-from dedup_runs import assert_same_bytes, dedup_at_partitionings, run_dedup
+from dedup_runs import (
+    assert_same_bytes,
+    decided_by_spark_jobs,
+    dedup_at_partitionings,
+    run_dedup,
+    run_dedup_without_spark,
+)
 
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup.components import connected_components
+from corpus_pipeline.dedup.staging import write_documents_stage
 
 pytestmark = pytest.mark.spark
 
@@ -77,3 +84,22 @@ def test_dedup_keeps_contracts_and_its_bytes_do_not_depend_on_partitioning(spark
     assert kept["c060"]["dup_cluster_size"] == 2 and kept["zh001"]["dup_cluster_size"] == 1
     assert_same_bytes(outputs)
     assert run_dedup(tmp_path / "in4", tmp_path / "out4", config, spark).skipped
+
+
+def test_a_bucket_whose_text_dictionary_outgrows_its_page_has_the_same_bytes_on_both_paths(spark, tmp_path):
+    """1,200 documents of 2 kB of distinct text in one output part (2.4 MB, over the Parquet
+    writer's 1 MB dictionary page), reaching the Spark write 97 rows a batch: the writer's fallback
+    from its dictionary falls where a chunk ends, so the pieces must not show in the file."""
+    rng = random.Random(5)
+    docs = [{"id": f"d{i:05d}", "text": " ".join(rng.choices(WORDS, k=250)), "language": "en"} for i in range(1_200)]
+    docs += [{"id": "z99999", "text": docs[0]["text"] + "!", "language": "en"}]  # a rejected row too
+    config = PipelineConfig.model_validate({"dedup": {"output_parts": 1}})
+    source = write_documents_stage(docs, tmp_path / "in", parts=3)
+    previous = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "97")
+    try:
+        with decided_by_spark_jobs():
+            on_spark = run_dedup(source, tmp_path / "spark", config, spark).output
+    finally:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", previous)
+    assert_same_bytes([on_spark, run_dedup_without_spark(source, tmp_path / "driver", config).output])

@@ -91,8 +91,9 @@ def _similarities(pairs: DataFrame, signatures: DataFrame) -> DataFrame:
 def candidate_pairs(signatures: DataFrame, bands: int, rows: int, tasks: int) -> DataFrame:
     """Documents sharing a band key (lsh.bucket_pairs: stars and chains, at most 2k pairs from a
     bucket of k). The band rows are shuffled by key into `tasks` tasks, and each task's rows are
-    bucketed in numpy, as the driver's path buckets them: a window over the key, band and id sorted
-    all 15.4M band rows of 858k documents in the JVM (31.0 of its 119.4 CPU s at 1M), for 147k pairs."""
+    bucketed in numpy, as the driver's path buckets them. The window over (key, band) by id that
+    this replaced sorted all 15.4M band rows of 858k documents in the JVM for 147k pairs: the JVM's
+    CPU at 1M went 125.8 -> 102.3 s."""
     keyed = signatures.mapInArrow(
         lambda batches: (band_batch(b, bands, rows) for b in batches), spark_schema(BAND_SCHEMA)
     )

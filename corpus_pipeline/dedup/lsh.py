@@ -91,15 +91,16 @@ def bucket_pairs(rows):
     members gives at most 2k pairs, never k^2/2 (100,000 boilerplate pages: 200,000, not 5 * 10^9).
     A pair may come from several bands: the caller takes the distinct ones.
 
-    Vectorized: numpy finds the rows that share a bucket (1 in ~50 at 858k documents: 15.4M band
-    rows, 147k pairs), and only those are sorted by id, by Arrow. The same function makes both
+    Vectorized: numpy finds the rows that share a bucket (few: 147k pairs from the 15.4M band rows of
+    858k documents), and only those are sorted by id, by Arrow. The same function makes both
     paths' pairs (small_decisions.candidate_pairs, decisions.candidate_pairs)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     bands, keys = rows.column("band").to_numpy(), rows.column("key").to_numpy()
     order = np.lexsort((keys, bands))
-    same = (bands[order][1:] == bands[order][:-1]) & (keys[order][1:] == keys[order][:-1])
+    bands, keys = bands[order], keys[order]
+    same = (bands[1:] == bands[:-1]) & (keys[1:] == keys[:-1])
     shared = np.zeros(len(order), dtype=bool)
     shared[1:] |= same
     shared[:-1] |= same

@@ -117,8 +117,8 @@ _KEYED_AT_ONCE = 65_536
 
 def candidate_pairs(signatures: dict[str, np.ndarray], bands: int, rows: int) -> set[tuple[str, str]]:
     """As decisions.candidate_pairs, by the same lsh.bucket_pairs, one band at a time (~50 bytes a
-    document held, where all bands' rows at once held ~0.7 kB): a band row carries its id's place in
-    id order, which sorts as the id does."""
+    document held at once, where the rows of all 18 bands would be ~0.7 kB): a band row carries its
+    id's place in id order, which sorts as the id does."""
     import pyarrow as pa
 
     ids = sorted(signatures)

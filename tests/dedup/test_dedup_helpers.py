@@ -220,3 +220,15 @@ def test_batch_functions_round_trip_signatures():
     raw = signed.column("signature")[0].as_py()
     pairs = pa.RecordBatch.from_pylist([{"src": "a", "dst": "a", "src_signature": raw, "dst_signature": raw}])
     assert similarity_batch(pairs).column("similarity").to_pylist() == [1.0]
+
+
+def test_band_tasks_hold_at_most_two_million_band_rows_whatever_the_corpus():
+    from corpus_pipeline.dedup.decisions import BAND_ROWS_PER_TASK, band_task_count
+
+    config = DedupConfig()  # 18 bands
+    assert band_task_count(858_219, config) == 8  # 15.4M band rows
+    assert band_task_count(0, config) == 1
+    for documents in (1, 111_111, 111_112, 10**9):
+        tasks = band_task_count(documents, config)
+        assert documents * 18 / tasks <= BAND_ROWS_PER_TASK  # and no task more than needed:
+        assert tasks == 1 or documents * 18 / (tasks - 1) > BAND_ROWS_PER_TASK

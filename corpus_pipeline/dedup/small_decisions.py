@@ -116,9 +116,10 @@ _KEYED_AT_ONCE = 65_536
 
 
 def candidate_pairs(signatures: dict[str, np.ndarray], bands: int, rows: int) -> set[tuple[str, str]]:
-    """As decisions.candidate_pairs, by the same lsh.bucket_pairs, one band at a time (~50 bytes a
-    document held at once, where the rows of all 18 bands would be ~0.7 kB): a band row carries its
-    id's place in id order, which sorts as the id does."""
+    """As decisions.candidate_pairs, by the same lsh.bucket_pairs, one band at a time (by
+    arithmetic ~50 bytes a document held at once, 20 of them its band row and the rest their sort's,
+    so 18 times less than all bands at once): a band row carries its id's place in id order, which
+    sorts as the id does."""
     import pyarrow as pa
 
     ids = sorted(signatures)

@@ -20,8 +20,8 @@ def _written(tmp_path, pieces: list[pa.Table], name: str) -> bytes:
 
 def test_the_same_rows_in_other_pieces_give_the_same_bytes(tmp_path):
     """Texts whose dictionary outgrows its page (2.6 MB of distinct texts): the writer falls back to
-    plain pages where a chunk ends, so pieces of 7 rows gave another file than one table (as dedup's
-    rejected rows came on Spark and on the driver)."""
+    plain pages where a chunk ends, so pieces of 7 rows gave another file than one table (as a dedup
+    bucket's rows came batch by batch on Spark and in one table on the driver)."""
     chosen = random.Random(3)
     count = ROWS_PER_WRITE + 300
     rows = pa.table(

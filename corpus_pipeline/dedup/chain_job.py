@@ -184,7 +184,7 @@ def _semantic_on_driver(survivors: DataFrame, dedup: DedupConfig, order) -> Data
     and the pairs are numpy work on one matrix, not a shuffle. -> (id, kept_id, reason)."""
     columns = dict.fromkeys(["id", *SEMANTIC_COLUMNS, *(column for column, _ in order)])
     embedded = survivors.where(F.col(SEMANTIC_COLUMNS[0]).isNotNull()).select(*columns)
-    rows = embedded.limit(dedup.semantic.max_documents + 1).toArrow().to_pylist()
+    rows = embedded.limit(dedup.semantic.max_documents + 1).toArrow()
     found = method_duplicates("semantic", rows, dedup, order)
     table = pa.Table.from_pylist(
         [dict(zip(_FOUND_SCHEMA.names, drop, strict=True)) for drop in found], schema=_FOUND_SCHEMA

@@ -2,8 +2,8 @@
 the driver would hold, against the memory budget `engine.memory_mb`.
 
 What it holds grows with the documents, not with their text: per document its signature row (the
-MinHash values, ids, hashes and keep-rule columns as Python objects) and its order key and text
-digest; of the text, only one output bucket at a time (read back from the spill) and one input
+MinHash values, ids, hashes and keep-rule columns, in one Arrow table: small_decisions.py) and its
+order key and text digest; of the text, only one output bucket at a time (read back from the spill) and one input
 batch. The constants are measured on `dedup --runner local` of the issue's generated documents
 (real pages grown by seeded rewrites, 30 % planted copies; 10k: 64 MB of text in 2 parts, 50k: 326
 MB in 10): peak RSS 409 MB and 538 MB (2026-12-07; before this path 721 MB and 2,280 MB). On 5,000
@@ -19,10 +19,13 @@ from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.storage import Storage
 from corpus_pipeline.storage.parquet import parquet_metadata
 
-# Per document besides its signature's 4 bytes a permutation: its signature row (a dict of ~8
-# entries), order key, text digest, band keys and verdict. Measured: 10k -> 50k documents added
-# 85 MB, 2.1 kB a document at 128 permutations.
-ROW_BYTES = 1_600
+# Per document besides its signature's 4 bytes a permutation: the rest of its signature row in
+# Arrow (~75 bytes on the scale bench's documents), its order key and text digest while the scan
+# runs (~60), minhash's band keys (144 at 18 bands) and what the allocators keep. Measured on
+# `dedup --runner local` of the scale bench's documents: 86,147 -> 858,219 documents raised the
+# peak from 444 to 1,229 MB (2026-12-08): 1.02 kB a document, signature included, which 650 + 512
+# overstates by 14 %. As Python dicts the rows took 2.1 kB (peak 1,798 MB at 858k).
+ROW_BYTES = 650
 # The process with no document held: the imports (138 MB) and the pages the allocators keep after
 # the scan's batches (317 MB after scanning 10k documents, 2.1 kB of them the documents').
 BASE_BYTES = 300 << 20

@@ -2,9 +2,10 @@
 (driver_budget.py, engine.memory_mb), under either runner, is decided and written in this process,
 from hashes and ids only. The text is read batch by batch and never held for the whole input:
 
-1. scan: each batch of BATCH_ROWS rows gives its signature rows (batch_ops.signature_batch), each
-   row's order columns and a digest of its text (for the rows that repeat an id, repeats.py), and
-   is put aside by output bucket in a local spill file (bucket_spill.py);
+1. scan: each batch of BATCH_ROWS rows gives its signature rows (batch_ops.signature_batch, held
+   as one Arrow table: driver_rows.py), each row's order columns and a digest of its text (for the
+   rows that repeat an id, repeats.py), and is put aside by output bucket in a local spill file
+   (bucket_spill.py);
 2. decide: each method's drops by small_decisions.py on the signature rows; paragraph removal reads
    the input again for the texts it counts and cleans (driver_paragraphs.py); the clusters by
    chain.cluster_verdicts;
@@ -22,7 +23,9 @@ import hashlib
 from collections.abc import Iterator
 from functools import partial
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from corpus_pipeline.dedup.batch_ops import signature_batch
 from corpus_pipeline.dedup.bucket_spill import BucketSpill
@@ -37,6 +40,7 @@ from corpus_pipeline.dedup.chain import (
 from corpus_pipeline.dedup.config import DedupConfig
 from corpus_pipeline.dedup.driver_budget import fits_driver
 from corpus_pipeline.dedup.driver_paragraphs import Cleaning, remove_repeated_paragraphs
+from corpus_pipeline.dedup.driver_rows import RowChunks, as_mask
 from corpus_pipeline.dedup.id_buckets import bucket_identity, row_order
 from corpus_pipeline.dedup.keep_rule import SOURCE_RANK, ranked_batch
 from corpus_pipeline.dedup.small_decisions import IN_INDEX, decision_order, method_duplicates
@@ -52,6 +56,7 @@ _SIGNED = ("id", "url", "text", "language")
 BATCH_ROWS = 250
 # The input row number of a row (its part, then its place in the part), carried to the write.
 ROW_NUMBER = "_dedup_row"
+DIGEST = "_dedup_digest"  # a row's text digest, for the rows that repeat an id (repeats.py)
 
 
 def read_table(parts: list, schema: pa.Schema, storage: Storage) -> pa.Table:
@@ -94,75 +99,94 @@ def _text_digest(text: str | None) -> bytes | None:
     return None if text is None else hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
-def signed_rows(table: pa.Table, dedup: DedupConfig, carried: list[str]) -> list[dict]:
-    """As chain_job.signatures, without the index: one dict per document."""
-    with_simhash = "simhash" in dedup.methods
-    rows = []
-    for batch in table.select(list(dict.fromkeys([*_SIGNED, *carried]))).to_batches():
-        rows += signature_batch(batch, dedup, with_simhash, carried).to_pylist()
-    for row in rows:
-        row[IN_INDEX] = False
-    return rows
+def signed_rows(table: pa.Table, dedup: DedupConfig, carried: list[str]) -> pa.Table:
+    """As chain_job.signatures, without the index: the signature rows of `table`'s documents."""
+    selected = table.select(list(dict.fromkeys([*_SIGNED, *carried])))
+    batches = selected.to_batches() or [pa.RecordBatch.from_pylist([], schema=selected.schema)]
+    signed = pa.Table.from_batches(
+        [signature_batch(batch, dedup, "simhash" in dedup.methods, carried) for batch in batches]
+    )
+    return signed.append_column(IN_INDEX, pa.array(np.zeros(signed.num_rows, dtype=bool)))
 
 
-def later_rows(keys: list[tuple]) -> dict[int, bool]:
-    """As repeats.first_rows and write_task.RepeatStates, from (order values, row number, text
-    digest) of every row: {row number of each later row of a repeated id: whether its text is the
+def later_rows(keys: pa.Table) -> dict[int, bool]:
+    """As repeats.first_rows and write_task.RepeatStates, from every row's order columns (row_order),
+    ROW_NUMBER and DIGEST: {row number of each later row of a repeated id: whether its text is the
     earliest row's}. A null on either side counts as the same."""
-    later, previous, kept_digest = {}, None, None
-    for values, number, digest in sorted(keys, key=lambda key: (_ascending_key(key[0]), key[1])):
-        if values[0] == previous:
-            later[number] = digest is None or kept_digest is None or digest == kept_digest
-        else:
-            kept_digest = digest
-        previous = values[0]
-    return later
+    order = [(name, "ascending", "at_end") for name in [*row_order(keys.column_names), ROW_NUMBER]]
+    keys = keys.take(pc.sort_indices(keys, sort_keys=order))
+    ids = keys.column("id")
+    same_id = np.zeros(keys.num_rows, dtype=bool)
+    if keys.num_rows > 1:
+        first, second = ids.slice(1), ids.slice(0, keys.num_rows - 1)
+        both_null = pc.and_(pc.is_null(first), pc.is_null(second))
+        same_id[1:] = pc.or_kleene(pc.equal(first, second), both_null).fill_null(False).to_numpy(zero_copy_only=False)
+    later = np.flatnonzero(same_id)
+    earliest = np.maximum.accumulate(np.where(same_id, 0, np.arange(keys.num_rows)))[later]
+    digests = keys.column(DIGEST)
+    own, kept = digests.take(pa.array(later)), digests.take(pa.array(earliest))
+    same = pc.or_kleene(pc.or_kleene(pc.is_null(own), pc.is_null(kept)), pc.equal(own, kept)).fill_null(True)
+    numbers = keys.column(ROW_NUMBER).take(pa.array(later))
+    return dict(zip(numbers.to_pylist(), same.to_pylist(), strict=True))
 
 
-def _scan(batches: Iterator[pa.Table], spill: BucketSpill, dedup: DedupConfig, carried) -> tuple[list, dict]:
-    """Pass 1: (the signature row of every id's earliest row, in file order; later_rows)."""
-    signed, keys = [], []
+def _digests(texts: pa.ChunkedArray) -> pa.Array:
+    return pa.array([_text_digest(text) for text in texts.to_pylist()], pa.binary())
+
+
+def _scan(batches: Iterator[pa.Table], spill: BucketSpill, signed: RowChunks, dedup, carried) -> dict[int, bool]:
+    """Pass 1: every row's signature row into `signed`, in file order (the row numbered i its row
+    i); -> later_rows."""
+    keys = []
     for table in batches:
         spill.add(table)
-        numbers = table.column(ROW_NUMBER).to_pylist()
-        values = zip(*(table.column(name).to_pylist() for name in row_order(table.column_names)), strict=True)
-        texts = map(_text_digest, table.column("text").to_pylist())
-        keys += zip(values, numbers, texts, strict=True)
-        signed += zip(numbers, signed_rows(table, dedup, carried), strict=True)
-    later = later_rows(keys)
-    return [row for number, row in signed if number not in later], later
+        keys.append(
+            table.select([*row_order(table.column_names), ROW_NUMBER]).append_column(
+                DIGEST, _digests(table.column("text"))
+            )
+        )
+        signed.add(signed_rows(table, dedup, carried))
+    return later_rows(pa.concat_tables(keys)) if keys else {}
 
 
-def published_rows(parts: list[str], carried: list[str], storage: Storage) -> list[dict]:
-    """The index's documents as signature rows: members that always win, never written."""
+def published_rows(parts: list[str], schema: pa.Schema, storage: Storage) -> pa.Table:
+    """The index's documents as signature rows (`schema`, the input's): members that always win,
+    never written."""
     from corpus_pipeline.dedup.index import INDEX_SCHEMA
 
-    rows = read_table(parts, INDEX_SCHEMA, storage).to_pylist()
-    for row in rows:
-        row.update(dict.fromkeys(carried))
-        row.update({"canonical_url": None, IN_INDEX: True})
-    return rows
+    published = conform(read_table(parts, INDEX_SCHEMA, storage), schema.remove(schema.get_field_index(IN_INDEX)))
+    return published.append_column(IN_INDEX, pa.array(np.ones(published.num_rows, dtype=bool)))
 
 
-def _decisions(
-    survivors: list[dict], first_batches, dedup: DedupConfig, order, carried
-) -> tuple[dict, Cleaning | None]:
-    """The method chain on the driver: (verdict per id, the paragraph cleaning when it ran)."""
-    doc_ids = {row["id"] for row in survivors if not row[IN_INDEX]}
+def _decisions(rows: pa.Table, standing: np.ndarray, first_batches, dedup: DedupConfig, order, carried):
+    """The method chain on the driver over the `standing` rows of `rows` (the index's last): (verdict
+    per id, the paragraph cleaning when it ran)."""
+    documents = rows.column("id").filter(standing & ~as_mask(rows.column(IN_INDEX)))
     dropped, cleaning = {}, None
     for method in dedup.methods:
         if method == "paragraph":
-            candidates = {row["id"] for row in survivors if not row[IN_INDEX]}
+            candidates = rows.column("id").filter(standing & ~as_mask(rows.column(IN_INDEX))).combine_chunks()
             cleaning, found, resigned = remove_repeated_paragraphs(
                 first_batches, candidates, dedup, carried, signed_rows
             )
-            emptied = {doc_id for doc_id, *_ in found}
-            survivors = [resigned.get(row["id"], row) for row in survivors if row["id"] not in emptied]
+            changed = {doc_id for doc_id, *_ in found} | {
+                i for table in resigned for i in table.column("id").to_pylist()
+            }
+            unchanged = standing & ~as_mask(
+                pc.is_in(rows.column("id"), value_set=pa.array(sorted(changed), pa.string()))
+            )
+            rows = pa.concat_tables([rows.filter(unchanged), *resigned])
+            standing = np.ones(rows.num_rows, dtype=bool)
         else:
-            found = [(*drop, None) for drop in method_duplicates(method, survivors, dedup, order)]
+            found = [(*drop, None) for drop in method_duplicates(method, rows, dedup, order, standing)]
         dropped = chained(dropped, found)
-        survivors = [row for row in survivors if row["id"] not in dropped]
-    return {row["id"]: row for row in cluster_verdicts(dropped, doc_ids)}, cleaning
+        if dropped:
+            gone = pa.array(sorted(dropped), pa.string())
+            standing = standing & ~as_mask(pc.is_in(rows.column("id"), value_set=gone))
+    # cluster_verdicts asks which kept documents are this run's: only they are looked up.
+    kept = pa.array(sorted({kept for kept, _, _ in dropped.values() if kept is not None}), pa.string())
+    ours = set(kept.filter(pc.is_in(kept, value_set=documents.combine_chunks())).to_pylist())
+    return {row["id"]: row for row in cluster_verdicts(dropped, ours)}, cleaning
 
 
 def _decided_bucket(rows: pa.Table, verdicts, later, cleaning: Cleaning | None) -> pa.Table:
@@ -206,14 +230,23 @@ def decide_and_write(
     columns = [*selected.names, *([SOURCE_RANK] if dedup.source_priority and "source" in selected.names else [])]
     order, carried = decision_order(dedup, columns, with_index=bool(index_parts))
     with BucketSpill(buckets) as spill:
-        signed, later = _scan(batches(), spill, dedup, carried)
+        signed = RowChunks(
+            signed_rows(ranked_batch(selected.empty_table(), dedup.source_priority), dedup, carried).schema
+        )
+        later = _scan(batches(), spill, signed, dedup, carried)
+        rows = signed.table()
+        standing = np.ones(rows.num_rows, dtype=bool)
+        standing[list(later)] = False
 
         def first_batches() -> Iterator[pa.Table]:
             for table in batches():
                 yield table.filter(pa.array([n not in later for n in table.column(ROW_NUMBER).to_pylist()]))
 
-        published = published_rows(index_parts, carried, storage) if index_parts else []
-        verdicts, cleaning = _decisions(signed + published, first_batches, dedup, order, carried)
+        if index_parts:
+            published = published_rows(index_parts, rows.schema, storage)
+            rows = pa.concat_tables([rows, published])
+            standing = np.concatenate((standing, np.ones(published.num_rows, dtype=bool)))
+        verdicts, cleaning = _decisions(rows, standing, first_batches, dedup, order, carried)
         for bucket in spill.buckets():
             identity = bucket_identity(bucket, buckets)
             if not bucket_done(work, bucket, identity, storage):

@@ -20,8 +20,9 @@ from corpus_pipeline.dedup.paragraph_batches import REASON, cleaned_batch, parag
 Batches = Callable[[], Iterator[pa.Table]]
 
 
-def ids_in(table: pa.Table, ids: set[str]) -> pa.ChunkedArray:
-    return pc.is_in(table.column("id"), value_set=pa.array(sorted(ids), pa.string()))
+def ids_in(table: pa.Table, ids: set[str] | pa.Array) -> pa.ChunkedArray:
+    value_set = ids if isinstance(ids, pa.Array) else pa.array(sorted(ids), pa.string())
+    return pc.is_in(table.column("id"), value_set=value_set)
 
 
 @dataclass
@@ -47,11 +48,11 @@ class Cleaning:
 
 
 def remove_repeated_paragraphs(
-    batches: Batches, candidates: set[str], dedup: DedupConfig, carried: list[str], signed: Callable
-) -> tuple[Cleaning, list[tuple], dict[str, dict]]:
-    """As paragraph_job.remove_repeated_paragraphs among `candidates`: (the cleaning, the (id,
-    kept_id, reason, note) of the documents it empties, the signature rows of the cleaned texts
-    that stay, by id, from `signed(batch)`)."""
+    batches: Batches, candidates: pa.Array, dedup: DedupConfig, carried: list[str], signed: Callable
+) -> tuple[Cleaning, list[tuple], list[pa.Table]]:
+    """As paragraph_job.remove_repeated_paragraphs among the ids `candidates`: (the cleaning, the
+    (id, kept_id, reason, note) of the documents it empties, the signature rows of the cleaned texts
+    that stay, tables from `signed(table, dedup, carried)`)."""
     hashes: dict[str, list[int]] = defaultdict(list)
     for table in batches():
         current = table.select(["id", "text"]).filter(ids_in(table, candidates))
@@ -65,7 +66,7 @@ def remove_repeated_paragraphs(
     frequent = {value for value, count in counts.items() if count >= dedup.paragraph.min_documents}
     repeated = {doc_id: sorted(v for v in values if v in frequent) for doc_id, values in hashes.items()}
     cleaning = Cleaning({doc_id: values for doc_id, values in repeated.items() if values}, dedup.paragraph)
-    emptied, resigned = [], {}
+    emptied, resigned = [], []
     for table in batches():
         rows = cleaning.cleaned(table.filter(ids_in(table, candidates)))
         emptied += [
@@ -82,5 +83,5 @@ def remove_repeated_paragraphs(
             texts = dict(zip(kept.column("id").to_pylist(), kept.column("cleaned_text").to_pylist(), strict=True))
             new_text = pa.array([texts[doc_id] for doc_id in originals.column("id").to_pylist()], pa.string())
             originals = originals.set_column(originals.schema.get_field_index("text"), "text", new_text)
-            resigned.update((row["id"], row) for row in signed(originals, dedup, carried))
+            resigned.append(signed(originals, dedup, carried))
     return cleaning, emptied, resigned

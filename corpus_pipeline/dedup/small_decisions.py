@@ -4,14 +4,19 @@ decisions.py and simhash_decisions.py make as Spark jobs, made on rows the drive
 Each Spark method is a chain of shuffles (a window per bucket, distinct pairs, joins for the
 similarities, several per round of connected components), and adaptive execution runs every
 shuffle as a job of its own: a small input pays for the jobs, not for the work (chain_job.py has
-the figures). Here the same steps are dictionaries and a union-find. Same choices:
-the same candidate pairs (a bucket's star and chain), the same verification (estimated Jaccard,
-Hamming distance), components labelled by their smallest id, the keep rule's total order
+the figures). Here the same steps are Arrow and numpy work, dictionaries and a union-find. Same
+choices: the same candidate pairs (a bucket's star and chain), the same verification (estimated
+Jaccard, Hamming distance), components labelled by their smallest id, the keep rule's total order
 (keep_rule.keep_key) and the same members dropped for the same kept ones (assign.py); the tests run
 both paths on the same documents and compare the output bytes.
 
-A row is a dict: id, canonical_url, exact_hash, signature, simhash, the keep-rule columns, and
-`_in_index` for the published documents of the cross-snapshot index.
+The rows are one Arrow table: id, canonical_url, exact_hash, signature, simhash, the keep-rule
+columns, and `_in_index` for the published documents of the cross-snapshot index. A method reads
+the rows still standing (`standing`, a mask: earlier methods' drops left out without copying the
+table) and makes Python dicts of only the rows it can drop or keep in their place: those sharing a
+URL or a hash, the members of a verified pair. On the scale bench's 858,219 documents the table is
+587 bytes a row, 516 of them the signature, and the process held 1,052 MB after the scan; with a
+dict for every row it held 1,521 MB, and its peak was 1,798 MB against 1,229 now.
 """
 
 from __future__ import annotations
@@ -20,18 +25,21 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from corpus_pipeline.dedup.assign import Likeness, assign_members, minhash_likeness, simhash_likeness
 from corpus_pipeline.dedup.config import DedupConfig, SimhashConfig
+from corpus_pipeline.dedup.driver_rows import as_mask, take
 from corpus_pipeline.dedup.keep_rule import keep_key, keep_order
-from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows, bucket_pairs
-from corpus_pipeline.dedup.minhash import estimated_jaccard
+from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows, bucket_pairs, signature_matrix
 from corpus_pipeline.dedup.semantic import cluster_count, cluster_duplicates, cluster_labels
 from corpus_pipeline.dedup.simhash import block_layout, hamming_distance
 from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN, MODEL_COLUMN, from_stored
 
 # (id, kept_id, reason) of every document a method drops.
 Found = list[tuple[str, str, str]]
+Standing = np.ndarray | None  # a mask of the table's rows still standing; None: every row
 
 IN_INDEX = "_in_index"  # a published document of the cross-snapshot index: it always stays
 
@@ -74,9 +82,10 @@ def components(edges: Iterable[tuple[str, str]]) -> dict[str, str]:
 
 
 def component_drops(
-    edges: Iterable[tuple[str, str]], rows: dict[str, dict], order, likeness: Likeness
+    edges: Iterable[tuple], rows: dict[object, dict], order, likeness: Likeness
 ) -> list[tuple[str, str]]:
-    """(id, kept_id) of the members each component drops (assign.assign_members)."""
+    """(id, kept_id) of the members each component drops (assign.assign_members): `edges` between
+    nodes (ids, or places that sort as the ids do), `rows` the members' rows by node."""
     clusters: dict[str, list[dict]] = defaultdict(list)
     for node, component in components(edges).items():
         if node in rows:
@@ -87,6 +96,23 @@ def component_drops(
         values = {member["id"]: likeness.value(member[likeness.column]) for member in members}
         found.extend(assign_members(ordered, values, likeness))
     return found
+
+
+def _standing(rows: pa.Table, standing: Standing) -> np.ndarray:
+    return np.ones(rows.num_rows, dtype=bool) if standing is None else standing
+
+
+def sharing(rows: pa.Table, column: str, standing: Standing, nulls_group: bool) -> list[dict]:
+    """The standing rows whose `column` value another standing row has, as dicts: the only rows a
+    group by `column` can drop or keep in their place. Nulls are a value of their own when
+    `nulls_group`, else no row's."""
+    values = rows.column(column)
+    mask = _standing(rows, standing)
+    if not nulls_group:
+        mask = mask & as_mask(pc.is_valid(values))
+    counted = pa.table({"value": values.filter(mask)}).group_by("value").aggregate([([], "count_all")])
+    shared = counted.filter(pc.greater(counted.column("count_all"), 1)).column("value").combine_chunks()
+    return rows.filter(mask & as_mask(pc.is_in(values, value_set=shared, skip_nulls=False))).to_pylist()
 
 
 def _first_per_group(rows: Iterable[dict], group: str, order, reason: str) -> Found:
@@ -100,56 +126,74 @@ def _first_per_group(rows: Iterable[dict], group: str, order, reason: str) -> Fo
     return found
 
 
-def url_duplicates(rows: list[dict]) -> Found:
+def url_duplicates(rows: pa.Table, standing: Standing = None) -> Found:
     """As decisions.url_duplicates: one canonical URL keeps its latest fetch, then the smallest id."""
-    with_url = (row for row in rows if row["canonical_url"] is not None)
-    return _first_per_group(with_url, "canonical_url", [("date", "desc"), ("id", "asc")], "url_duplicate")
+    shared = sharing(rows, "canonical_url", standing, nulls_group=False)
+    return _first_per_group(shared, "canonical_url", [("date", "desc"), ("id", "asc")], "url_duplicate")
 
 
-def exact_duplicates(rows: list[dict], order) -> Found:
+def exact_duplicates(rows: pa.Table, order, standing: Standing = None) -> Found:
     """As decisions.exact_duplicates: one normalized text keeps the keep rule's first document."""
-    return _first_per_group(rows, "exact_hash", order, "exact_duplicate")
+    return _first_per_group(
+        sharing(rows, "exact_hash", standing, nulls_group=True), "exact_hash", order, "exact_duplicate"
+    )
 
 
-# Signatures stacked at a time for their band keys: 32 MB at 128 permutations, 64 MB as the mix's uint64.
-_KEYED_AT_ONCE = 65_536
+# Signatures taken at a time for their band keys or a pair's verification: 8 MB at 128
+# permutations, 16 MB as the band mix's uint64 (65,536 at a time raised the peak at 86k documents
+# by ~100 MB).
+_SIGNATURES_AT_ONCE = 16_384
 
 
-def candidate_pairs(signatures: dict[str, np.ndarray], bands: int, rows: int) -> set[tuple[str, str]]:
+def _signature_rows(signatures: pa.ChunkedArray, rows: np.ndarray) -> np.ndarray:
+    """The (len(rows), num_perm) signatures of table rows `rows`."""
+    return signature_matrix(take(signatures, rows))
+
+
+def candidate_pairs(signatures: pa.ChunkedArray, rows: np.ndarray, bands: int, band_rows: int) -> np.ndarray:
     """As decisions.candidate_pairs, by the same lsh.bucket_pairs, one band at a time (by
     arithmetic ~50 bytes a document held at once, 20 of them its band row and the rest their sort's,
-    so 18 times less than all bands at once): a band row carries its id's place in id order, which
-    sorts as the id does."""
-    import pyarrow as pa
-
-    ids = sorted(signatures)
-    keys = np.zeros((len(ids), bands), np.int64)
-    for start in range(0, len(ids), _KEYED_AT_ONCE):
-        chunk = ids[start : start + _KEYED_AT_ONCE]
-        keys[start : start + len(chunk)] = band_keys(np.stack([signatures[doc_id] for doc_id in chunk]), bands, rows)
-    places = np.arange(len(ids), dtype=np.int64)
-    pairs = set()
+    so 18 times less than all bands at once). `rows`: the signed documents' table rows in id order;
+    a band row carries a document's place there, which sorts as its id does. -> the distinct pairs
+    of places, (count, 2), in ascending order."""
+    keys = np.zeros((len(rows), bands), np.int64)
+    for start in range(0, len(rows), _SIGNATURES_AT_ONCE):
+        chunk = rows[start : start + _SIGNATURES_AT_ONCE]
+        keys[start : start + len(chunk)] = band_keys(_signature_rows(signatures, chunk), bands, band_rows)
+    places = np.arange(len(rows), dtype=np.int64)
+    found = [np.zeros(0, np.int64)]
     for band, column in enumerate(keys.T):
-        found = bucket_pairs(pa.table({"band": np.full(len(ids), band, np.int32), "key": column, "id": places}))
-        sources, targets = found.column("src").to_numpy(), found.column("dst").to_numpy()
-        pairs.update((ids[src], ids[dst]) for src, dst in zip(sources, targets, strict=True))
-    return pairs
+        pairs = bucket_pairs(pa.table({"band": np.full(len(rows), band, np.int32), "key": column, "id": places}))
+        found.append(pairs.column("src").to_numpy() * len(rows) + pairs.column("dst").to_numpy())
+    distinct = np.unique(np.concatenate(found))
+    return np.stack((distinct // max(len(rows), 1), distinct % max(len(rows), 1)), axis=1)
 
 
-def minhash_duplicates(rows: list[dict], config: DedupConfig, order) -> Found:
+def _similar(signatures: pa.ChunkedArray, rows: np.ndarray, pairs: np.ndarray, threshold: float) -> np.ndarray:
+    """Which `pairs` of places (in `rows`) have an estimated Jaccard of at least `threshold`."""
+    similar = np.zeros(len(pairs), dtype=bool)
+    for start in range(0, len(pairs), _SIGNATURES_AT_ONCE):
+        chunk = pairs[start : start + _SIGNATURES_AT_ONCE]
+        first, second = (_signature_rows(signatures, rows[chunk[:, side]]) for side in (0, 1))
+        # estimated_jaccard's arithmetic, a pair a row: equal values counted, over num_perm.
+        similar[start : start + len(chunk)] = np.count_nonzero(first == second, axis=1) / first.shape[1] >= threshold
+    return similar
+
+
+def minhash_duplicates(rows: pa.Table, config: DedupConfig, order, standing: Standing = None) -> Found:
     """As decisions.minhash_duplicates: verified candidate pairs -> components -> the members
     each drops (assign.py)."""
     bands, band_rows = bands_and_rows(
         config.threshold, config.num_perm, config.false_positive_weight, config.false_negative_weight
     )
-    signed = (row for row in rows if row["signature"] is not None)
-    signatures = {row["id"]: np.frombuffer(row["signature"], dtype="<u4") for row in signed}
-
-    def similar(pair: tuple[str, str]) -> bool:
-        return estimated_jaccard(signatures[pair[0]], signatures[pair[1]]) >= config.threshold
-
-    edges = filter(similar, candidate_pairs(signatures, bands, band_rows))
-    ranked = component_drops(edges, {row["id"]: row for row in rows}, order, minhash_likeness(config.threshold))
+    signatures = rows.column("signature")
+    signed = np.flatnonzero(_standing(rows, standing) & as_mask(pc.is_valid(signatures)))
+    signed = signed[pc.sort_indices(take(rows.column("id"), signed)).to_numpy()]
+    pairs = candidate_pairs(signatures, signed, bands, band_rows)
+    edges = pairs[_similar(signatures, signed, pairs, config.threshold)]
+    nodes = np.unique(edges)
+    members = dict(zip(nodes.tolist(), take(rows, signed[nodes]).to_pylist(), strict=True))
+    ranked = component_drops(map(tuple, edges.tolist()), members, order, minhash_likeness(config.threshold))
     return [(doc_id, kept, "minhash_duplicate") for doc_id, kept in ranked]
 
 
@@ -172,50 +216,57 @@ def simhash_pairs(fingerprints: dict[str, int], config: SimhashConfig) -> set[tu
     return pairs
 
 
-def simhash_duplicates(rows: list[dict], config: SimhashConfig, order) -> Found:
+def simhash_duplicates(rows: pa.Table, config: SimhashConfig, order, standing: Standing = None) -> Found:
     """As simhash_decisions.simhash_duplicates."""
-    fingerprints = {row["id"]: row["simhash"] for row in rows if row["simhash"] is not None}
-    pairs = simhash_pairs(fingerprints, config)
-    ranked = component_drops(pairs, {row["id"]: row for row in rows}, order, simhash_likeness(config.max_distance))
+    fingerprinted = _standing(rows, standing) & as_mask(pc.is_valid(rows.column("simhash")))
+    present = rows.select(["id", "simhash"]).filter(fingerprinted)
+    pairs = simhash_pairs(dict(zip(*(column.to_pylist() for column in present.columns), strict=True)), config)
+    nodes = pa.array(sorted({node for pair in pairs for node in pair}), pa.string())
+    members = rows.filter(fingerprinted & as_mask(pc.is_in(rows.column("id"), value_set=nodes))).to_pylist()
+    ranked = component_drops(pairs, {row["id"]: row for row in members}, order, simhash_likeness(config.max_distance))
     return [(doc_id, kept, "simhash_duplicate") for doc_id, kept in ranked]
 
 
-def semantic_duplicates(rows: list[dict], config: DedupConfig, order) -> Found:
+def semantic_duplicates(rows: pa.Table, config: DedupConfig, order, standing: Standing = None) -> Found:
     """SemDeDup on the rows' embeddings (semantic.py): k-means clusters, then within each, in the
     keep rule's order, a document goes for the nearest earlier kept one at cosine >= threshold.
     Rows without a vector (no text, the index's documents) take no part."""
     settings = config.semantic
-    embedded = sorted((row for row in rows if row.get(EMBEDDING_COLUMN) is not None), key=keep_key(order))
-    models = sorted({row[MODEL_COLUMN] for row in embedded}, key=str)
+    if EMBEDDING_COLUMN not in rows.column_names:
+        return []
+    embedded = rows.filter(_standing(rows, standing) & as_mask(pc.is_valid(rows.column(EMBEDDING_COLUMN))))
+    models = sorted(set(embedded.column(MODEL_COLUMN).to_pylist()), key=str)
     if len(models) > 1:
         named = ", ".join(map(str, models))
         raise ValueError(f"semantic dedup: embeddings of several models ({named}) cannot be compared")
-    if len(embedded) > settings.max_documents:
+    if embedded.num_rows > settings.max_documents:
         raise ValueError(
             f"semantic dedup gathers the vectors on the driver: over dedup.semantic.max_documents "
             f"({settings.max_documents:,}) documents"
         )
-    if len(embedded) < 2:
+    if embedded.num_rows < 2:
         return []
-    vectors = from_stored([row[EMBEDDING_COLUMN] for row in embedded])
-    clusters = cluster_count(len(embedded), settings.cluster_size)
+    ranked = sorted(embedded.to_pylist(), key=keep_key(order))
+    vectors = from_stored([row[EMBEDDING_COLUMN] for row in ranked])
+    clusters = cluster_count(len(ranked), settings.cluster_size)
     labels = cluster_labels(vectors, clusters, config.seed, settings.fit_sample)
     return [
-        (embedded[row]["id"], embedded[kept]["id"], SEMANTIC_REASON)
+        (ranked[row]["id"], ranked[kept]["id"], SEMANTIC_REASON)
         for row, kept in cluster_duplicates(vectors, labels, settings.threshold)
     ]
 
 
-def method_duplicates(method: str, rows: list[dict], config: DedupConfig, order) -> Found:
-    """What one document method (url, exact, minhash, simhash, semantic) drops among `rows`."""
+def method_duplicates(method: str, rows: pa.Table, config: DedupConfig, order, standing: Standing = None) -> Found:
+    """What one document method (url, exact, minhash, simhash, semantic) drops among the `standing`
+    rows of `rows` (None: all of them)."""
     if method == "url":
-        return url_duplicates(rows)
+        return url_duplicates(rows, standing)
     if method == "exact":
-        return exact_duplicates(rows, order)
+        return exact_duplicates(rows, order, standing)
     if method == "simhash":
-        return simhash_duplicates(rows, config.simhash, order)
+        return simhash_duplicates(rows, config.simhash, order, standing)
     if method == "minhash":
-        return minhash_duplicates(rows, config, order)
+        return minhash_duplicates(rows, config, order, standing)
     if method == "semantic":
-        return semantic_duplicates(rows, config, order)
+        return semantic_duplicates(rows, config, order, standing)
     raise ValueError(f"not a document method: {method}")

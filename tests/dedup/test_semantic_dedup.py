@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from dedup_runs import assert_same_bytes, dedup_at_partitionings, run_dedup_without_spark
@@ -51,7 +52,8 @@ def _config(**semantic) -> PipelineConfig:
 
 def _drops(rows: list[dict], config: PipelineConfig) -> dict[str, str]:
     order, _ = decision_order(config.dedup, [*rows[0]], with_index=False)
-    return {doc_id: kept for doc_id, kept, _ in semantic_duplicates(rows, config.dedup, order)}
+    found = semantic_duplicates(pa.Table.from_pylist(rows), config.dedup, order)
+    return {doc_id: kept for doc_id, kept, _ in found}
 
 
 def test_stored_vectors_come_back_as_float32_within_float16_precision():

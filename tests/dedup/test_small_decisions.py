@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from pyspark.sql import functions as F
 
@@ -50,8 +51,13 @@ def test_components_label_every_node_with_its_smallest_id():
 
 def test_a_bucket_gives_the_star_on_its_smallest_id_and_the_chain_of_neighbours():
     same = np.arange(128, dtype=np.uint32)
-    signatures = {doc_id: same for doc_id in "dbca"} | {"z": same + 1}
-    assert candidate_pairs(signatures, 18, 7) == {("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("c", "d")}
+    ids = ["d", "b", "c", "a", "z"]
+    signatures = pa.chunked_array([[same.tobytes()] * 3, [same.tobytes(), (same + 1).tobytes()]], pa.binary())
+    in_id_order = np.argsort(ids)
+    named = {
+        tuple(ids[in_id_order[place]] for place in pair) for pair in candidate_pairs(signatures, in_id_order, 18, 7)
+    }
+    assert named == {("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("c", "d")}
 
 
 def test_simhash_pairs_compare_each_member_with_its_next_window_members():

@@ -62,10 +62,34 @@ def output_part_count(input_parts: int, text_bytes: int, dedup: DedupConfig) -> 
     return dedup.output_parts or max(input_parts, math.ceil(text_bytes / PART_TEXT_BYTES))
 
 
+# Under a runner of several cores the driver's pass is one core's work that the Spark jobs would
+# spread over them, so it stays on the driver only while it takes less wall time. Measured on the
+# scale bench's documents: the driver's pass 462-465 CPU us a document at 86k and 858k documents,
+# the Spark jobs 549 at 858k (local[2], JVM included), and ~12 s of jobs whatever the input (14.6 s
+# of wall time on 1,423 documents: stage.py). Modelled, not timed on a cluster: the jobs' CPU taken
+# as spread evenly. On 2 cores the driver decides up to ~63k documents, on 16 up to ~28k.
+DRIVER_SECONDS_PER_ROW = 465e-6
+SPARK_SECONDS_PER_ROW = 549e-6
+SPARK_JOBS_SECONDS = 12.0
+
+
+def quicker_on_driver(rows: int, cores: int) -> bool:
+    """Whether the driver's pass over `rows` documents takes less wall time than the Spark jobs on
+    `cores` cores (on one core, always)."""
+    return rows * DRIVER_SECONDS_PER_ROW <= SPARK_JOBS_SECONDS + rows * SPARK_SECONDS_PER_ROW / cores
+
+
 def fits_driver(
-    size: tuple[int, int], index_parts: list, dedup: DedupConfig, buckets: int, memory_mb: int, storage: Storage
+    size: tuple[int, int],
+    index_parts: list,
+    dedup: DedupConfig,
+    budget: tuple[int, int],
+    buckets: int,
+    storage: Storage,
 ) -> bool:
-    """Whether the pass over an input of `size` (rows, text bytes: input_size) fits `memory_mb`."""
-    rows, text_bytes = size
+    """Whether the pass over an input of `size` (rows, text bytes: input_size) fits the `budget`
+    (engine.memory_mb, the runner's cores) and is quicker than the Spark jobs on those cores."""
+    (rows, text_bytes), (memory_mb, cores) = size, budget
     published, _ = input_size(index_parts, storage)
-    return driver_bytes(rows + published, text_bytes, buckets, dedup) <= memory_mb << 20
+    rows += published
+    return driver_bytes(rows, text_bytes, buckets, dedup) <= memory_mb << 20 and quicker_on_driver(rows, cores)

@@ -1,5 +1,6 @@
 """The dedup stage with no Spark: an input whose decision fits the driver's memory budget
-(driver_budget.py, engine.memory_mb), under either runner, is decided and written in this process,
+(driver_budget.py, engine.memory_mb), under either runner (under Spark's, while one core's pass is
+quicker than the jobs on the runner's cores), is decided and written in this process,
 from hashes and ids only. The text is read batch by batch and never held for the whole input:
 
 1. scan: each batch of BATCH_ROWS rows gives its signature rows (batch_ops.signature_batch, held
@@ -209,20 +210,21 @@ def decide_and_write(
     dedup: DedupConfig,
     index_dir: Location | None,
     target: tuple[str, int],
-    memory_mb: int,
+    budget: tuple[int, int],
     storage: Storage,
 ) -> bool:
     """Decide `parts` (of `size`: driver_budget.input_size) and write output bucket i of n
     (target: the work directory, n) for each bucket that holds documents, committed as its task
     unless a resumed run already did; False (nothing done) when the input (and the index) do not
-    fit the driver's memory budget: then Spark decides."""
+    fit the driver's `budget` (engine.memory_mb, the runner's cores: driver_budget.fits_driver):
+    then Spark decides."""
     work, buckets = target
     index_parts = []
     if index_dir is not None:
         from corpus_pipeline.dedup.index import index_parts as published_parts
 
         index_parts = published_parts(index_dir, dedup, storage)
-    if not fits_driver(size, index_parts, dedup, buckets, memory_mb, storage):
+    if not fits_driver(size, index_parts, dedup, budget, buckets, storage):
         return False
     clusters = {field.name for field in CLUSTER_FIELDS}  # decided again here
     selected = pa.schema([field for field in input_schema if field.name not in clusters])

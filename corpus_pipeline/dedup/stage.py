@@ -3,7 +3,8 @@ the documents whose id hashes to i, sorted by id (id_buckets.py).
 
 Where the decisions are made: an input whose decision fits the driver's memory budget
 (driver_budget.py, engine.memory_mb) is decided and written in this process with no Spark at all
-(driver_job.py), under either runner; anything else by Spark jobs (spark_job.py). Both write
+(driver_job.py), under either runner (under Spark's, only while one core's pass takes less wall time
+than the jobs on the runner's cores); anything else by Spark jobs (spark_job.py). Both write
 through bucket_writer.py, and the tests compare the two paths' bytes. Under the Spark runner too:
 on the 1,423 documents of the 1,432 real pages (local[2], a warm session) the Spark path took
 14.6 s of wall time and 11.4 CPU s, the driver 4.6 s and 1.6 CPU s (load average 6 on 2 cores).
@@ -98,8 +99,11 @@ class DedupStage(GlobalStage):
         size = input_size(parts, storage)
         buckets = output_part_count(len(parts), size[1], self.config)
         target = (work.task_target, buckets)
+        # The cores the Spark jobs would run on: none started for a runner that is one process.
+        cores = executor.session().sparkContext.defaultParallelism if executor.distributed else 1
+        budget = (self.memory_mb, cores)
         if driver_job.decide_and_write(
-            parts, size, input_schema, schema, self.config, self.index, target, self.memory_mb, storage
+            parts, size, input_schema, schema, self.config, self.index, target, budget, storage
         ):
             return {}
         from corpus_pipeline.dedup.decisions import band_task_count  # imports pyspark

@@ -9,7 +9,7 @@ import tracemalloc
 from corpus_pipeline.config import PipelineConfig
 from corpus_pipeline.dedup import driver_budget
 from corpus_pipeline.dedup.config import DedupConfig
-from corpus_pipeline.dedup.driver_budget import driver_bytes, fits_driver, input_size
+from corpus_pipeline.dedup.driver_budget import driver_bytes, fits_driver, input_size, quicker_on_driver
 from corpus_pipeline.dedup.staging import write_documents_stage
 from corpus_pipeline.engine.store.stage_dir import input_parts
 from corpus_pipeline.storage import Storage
@@ -64,8 +64,19 @@ def test_the_choice_counts_bytes_not_rows(tmp_path):
     source = write_documents_stage(_long_documents(60), tmp_path / "in", parts=2)
     parts = input_parts(source, Storage())
     size = input_size(parts, Storage())
-    assert fits_driver(size, [], dedup, 2, PipelineConfig().engine.memory_mb, Storage())
-    assert not fits_driver(size, [], dedup, 2, 256, Storage())  # less than the process itself
+    assert fits_driver(size, [], dedup, (PipelineConfig().engine.memory_mb, 1), 2, Storage())
+    assert not fits_driver(size, [], dedup, (256, 1), 2, Storage())  # less than the process itself
+
+
+def test_on_several_cores_the_driver_decides_only_what_it_decides_quicker_than_the_jobs():
+    """One core: the driver's pass whatever the rows (the budget alone decides). On 2 or 16 cores the
+    jobs' fixed cost is worth paying past ~63k or ~28k documents."""
+    assert all(quicker_on_driver(rows, 1) for rows in (1, 86_147, 10**9))
+    assert quicker_on_driver(1_423, 16) and quicker_on_driver(60_000, 2)
+    assert not quicker_on_driver(70_000, 2) and not quicker_on_driver(30_000, 16)
+    size = (70_000, 70_000 * 6_000)
+    assert fits_driver(size, [], DedupConfig(), (1_536, 1), 14, Storage())
+    assert not fits_driver(size, [], DedupConfig(), (1_536, 2), 14, Storage())
 
 
 def test_an_input_part_of_much_text_is_written_as_several_parts_and_decided_here(tmp_path, monkeypatch):

@@ -32,7 +32,7 @@ class EngineConfig(Strict):
     # process or by Spark jobs (dedup/driver_budget.py estimates its peak from the input's rows and
     # bytes). 1,536 is a 2 GB worker less 512 MB for the OS, the page cache of the files it reads
     # and a Python worker beside it. With 5,000 documents an output part, dedup decides in its own
-    # process up to ~1,000,000 documents of 6 kB, ~250,000 of 50 kB (1.2 kB of hashes and ids a
+    # process up to ~890,000 documents of 6 kB, ~225,000 of 50 kB (1.3 kB of hashes and ids a
     # document, 4x a part's text while it is written, 300 MB of process: dedup/driver_budget.py).
     # It sizes an embedded Spark session's JVM too: its heap is this less 768 MB for the rest of the
     # JVM (engine/exec/session.py; spark.conf's spark.driver.memory, when set, wins).

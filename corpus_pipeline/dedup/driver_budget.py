@@ -23,10 +23,10 @@ from corpus_pipeline.storage.parquet import parquet_metadata
 # Arrow, its order key and text digest while the scan runs, minhash's band keys (144 bytes at 18
 # bands) and what the allocators keep. Measured on `dedup --runner local` of the scale bench's
 # documents: 86,147 -> 858,219 documents raised the peak from 444 to 1,229 MB (2026-12-08), 1.02
-# kB a document, signature included (as Python dicts the rows took 2.1 kB: 1,798 MB at 858k). Those
-# documents have 11-character ids and no URL or date. On the 1,432 real pages (32-character ids,
-# canonical URLs of 86 bytes, a date) a signature row is 710 bytes against their 587, and a scan
-# key with a Common Crawl file path 225 against 104: at most ~1.26 kB a document, under 800 + 512.
+# kB a document, signature included (as Python dicts the rows took 2.1 kB: 1,798 MB at 858k). Their
+# signature rows are 647 bytes and their scan keys 125 (no date, short file paths). Web pages with
+# a date and a Common Crawl file path (the 1,432 real pages, ids made by document_id): 710 and 225,
+# so at most ~1.18 kB a document, under 800 + 512.
 ROW_BYTES = 800
 # The process with no document held: the imports (138 MB) and the pages the allocators keep after
 # the scan's batches (317 MB after scanning 10k documents, 2.1 kB of them the documents').

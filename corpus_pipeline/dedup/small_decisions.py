@@ -14,9 +14,9 @@ The rows are one Arrow table: id, canonical_url, exact_hash, signature, simhash,
 columns, and `_in_index` for the published documents of the cross-snapshot index. A method reads
 the rows still standing (`standing`, a mask: earlier methods' drops left out without copying the
 table) and makes Python dicts of only the rows it can drop or keep in their place: those sharing a
-URL or a hash, the members of a verified pair. On the scale bench's 858,219 documents the table is
-587 bytes a row, 516 of them the signature, and the process held 1,052 MB after the scan; with a
-dict for every row it held 1,521 MB, and its peak was 1,798 MB against 1,229 now.
+URL or a hash, the members of a verified pair. On the scale bench's documents the table is 647
+bytes a row, 516 of them the signature; at 858,219 documents the process held 1,052 MB after the
+scan, where with a dict for every row it held 1,521 MB, and its peak was 1,229 MB against 1,798.
 """
 
 from __future__ import annotations

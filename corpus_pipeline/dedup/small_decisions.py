@@ -34,7 +34,7 @@ from corpus_pipeline.dedup.driver_rows import as_mask, take
 from corpus_pipeline.dedup.keep_rule import keep_key, keep_order
 from corpus_pipeline.dedup.lsh import band_keys, bands_and_rows, bucket_pairs, signature_matrix
 from corpus_pipeline.dedup.semantic import cluster_count, cluster_duplicates, cluster_labels
-from corpus_pipeline.dedup.simhash import block_layout, hamming_distance
+from corpus_pipeline.dedup.simhash import block_layout
 from corpus_pipeline.embeddings.vectors import EMBEDDING_COLUMN, MODEL_COLUMN, from_stored
 
 # (id, kept_id, reason) of every document a method drops.
@@ -161,12 +161,17 @@ def candidate_pairs(signatures: pa.ChunkedArray, rows: np.ndarray, bands: int, b
         chunk = rows[start : start + _SIGNATURES_AT_ONCE]
         keys[start : start + len(chunk)] = band_keys(_signature_rows(signatures, chunk), bands, band_rows)
     places = np.arange(len(rows), dtype=np.int64)
-    found = [np.zeros(0, np.int64)]
+    found = []
     for band, column in enumerate(keys.T):
         pairs = bucket_pairs(pa.table({"band": np.full(len(rows), band, np.int32), "key": column, "id": places}))
         found.append(pairs.column("src").to_numpy() * len(rows) + pairs.column("dst").to_numpy())
-    distinct = np.unique(np.concatenate(found))
-    return np.stack((distinct // max(len(rows), 1), distinct % max(len(rows), 1)), axis=1)
+    return _distinct_pairs(found, len(rows))
+
+
+def _distinct_pairs(codes: list[np.ndarray], count: int) -> np.ndarray:
+    """Pairs of places coded as first * count + second -> the distinct (first, second), ascending."""
+    distinct = np.unique(np.concatenate([np.zeros(0, np.int64), *codes]))
+    return np.stack((distinct // max(count, 1), distinct % max(count, 1)), axis=1)
 
 
 def _similar(signatures: pa.ChunkedArray, rows: np.ndarray, pairs: np.ndarray, threshold: float) -> np.ndarray:
@@ -180,6 +185,20 @@ def _similar(signatures: pa.ChunkedArray, rows: np.ndarray, pairs: np.ndarray, t
     return similar
 
 
+def _in_id_order(rows: pa.Table, column: str, standing: Standing) -> np.ndarray:
+    """The standing table rows with a `column` value, in id order: a row's place here is its node in
+    the pairs that minhash and simhash find, and places sort as the ids do."""
+    present = np.flatnonzero(_standing(rows, standing) & as_mask(pc.is_valid(rows.column(column))))
+    return present[pc.sort_indices(take(rows.column("id"), present)).to_numpy()]
+
+
+def _place_drops(rows: pa.Table, in_order: np.ndarray, edges: np.ndarray, order, likeness: Likeness):
+    """component_drops over `edges` between places of `in_order`, with dicts of their rows only."""
+    nodes = np.unique(edges)
+    members = dict(zip(nodes.tolist(), take(rows, in_order[nodes]).to_pylist(), strict=True))
+    return component_drops(map(tuple, edges.tolist()), members, order, likeness)
+
+
 def minhash_duplicates(rows: pa.Table, config: DedupConfig, order, standing: Standing = None) -> Found:
     """As decisions.minhash_duplicates: verified candidate pairs -> components -> the members
     each drops (assign.py)."""
@@ -187,43 +206,41 @@ def minhash_duplicates(rows: pa.Table, config: DedupConfig, order, standing: Sta
         config.threshold, config.num_perm, config.false_positive_weight, config.false_negative_weight
     )
     signatures = rows.column("signature")
-    signed = np.flatnonzero(_standing(rows, standing) & as_mask(pc.is_valid(signatures)))
-    signed = signed[pc.sort_indices(take(rows.column("id"), signed)).to_numpy()]
+    signed = _in_id_order(rows, "signature", standing)
     pairs = candidate_pairs(signatures, signed, bands, band_rows)
     edges = pairs[_similar(signatures, signed, pairs, config.threshold)]
-    nodes = np.unique(edges)
-    members = dict(zip(nodes.tolist(), take(rows, signed[nodes]).to_pylist(), strict=True))
-    ranked = component_drops(map(tuple, edges.tolist()), members, order, minhash_likeness(config.threshold))
+    ranked = _place_drops(rows, signed, edges, order, minhash_likeness(config.threshold))
     return [(doc_id, kept, "minhash_duplicate") for doc_id, kept in ranked]
 
 
-def simhash_pairs(fingerprints: dict[str, int], config: SimhashConfig) -> set[tuple[str, str]]:
+def simhash_pairs(fingerprints: np.ndarray, config: SimhashConfig) -> np.ndarray:
     """As simhash_decisions.verified_pairs: in each block bucket sorted by (fingerprint, id), each
-    member with its next `window` members, kept within max_distance bits; (smaller id, larger)."""
-    buckets: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
-    layout = block_layout(config.max_distance + 1)
-    for doc_id, value in fingerprints.items():
-        unsigned = value & ((1 << 64) - 1)
-        for block, (start, width) in enumerate(layout):
-            buckets[block, (unsigned >> start) & ((1 << width) - 1)].append((value, doc_id))
-    pairs = set()
-    for members in buckets.values():
-        members.sort()
-        for position, (value, doc_id) in enumerate(members):
-            for other_value, other in members[position + 1 : position + 1 + config.window]:
-                if hamming_distance(value, other_value) <= config.max_distance:
-                    pairs.add((min(doc_id, other), max(doc_id, other)))
-    return pairs
+    member with its next `window` members, kept within max_distance bits. `fingerprints`: int64,
+    one a document in id order (its place, which sorts as its id does). -> the distinct pairs of
+    places (smaller, larger), (count, 2), ascending. In numpy, a block at a time, where a dict of
+    Python lists held a tuple a document and block for every block at once."""
+    places = np.arange(len(fingerprints), dtype=np.int64)
+    unsigned = fingerprints.view(np.uint64)
+    found = []
+    for start, width in block_layout(config.max_distance + 1):
+        keys = (unsigned >> np.uint64(start)) & np.uint64((1 << width) - 1)
+        order = np.lexsort((places, fingerprints, keys))
+        keys, values, members = keys[order], fingerprints[order], places[order]
+        for step in range(1, config.window + 1):
+            # Sorted by key, a member `step` rows on in the same bucket is one of its next `step`.
+            # Unsigned: numpy counts the bits of a signed value's absolute value (-1: 1, not 64).
+            near = keys[step:] == keys[:-step]
+            near &= np.bitwise_count((values[step:] ^ values[:-step]).view(np.uint64)) <= config.max_distance
+            first, second = members[:-step][near], members[step:][near]
+            found.append(np.minimum(first, second) * len(places) + np.maximum(first, second))
+    return _distinct_pairs(found, len(places))
 
 
 def simhash_duplicates(rows: pa.Table, config: SimhashConfig, order, standing: Standing = None) -> Found:
     """As simhash_decisions.simhash_duplicates."""
-    fingerprinted = _standing(rows, standing) & as_mask(pc.is_valid(rows.column("simhash")))
-    present = rows.select(["id", "simhash"]).filter(fingerprinted)
-    pairs = simhash_pairs(dict(zip(*(column.to_pylist() for column in present.columns), strict=True)), config)
-    nodes = pa.array(sorted({node for pair in pairs for node in pair}), pa.string())
-    members = rows.filter(fingerprinted & as_mask(pc.is_in(rows.column("id"), value_set=nodes))).to_pylist()
-    ranked = component_drops(pairs, {row["id"]: row for row in members}, order, simhash_likeness(config.max_distance))
+    fingerprinted = _in_id_order(rows, "simhash", standing)
+    pairs = simhash_pairs(take(rows.column("simhash"), fingerprinted).to_numpy(), config)
+    ranked = _place_drops(rows, fingerprinted, pairs, order, simhash_likeness(config.max_distance))
     return [(doc_id, kept, "simhash_duplicate") for doc_id, kept in ranked]
 
 

@@ -14,6 +14,7 @@ from corpus_pipeline.dedup.chain_job import cluster_verdict_frame
 from corpus_pipeline.dedup.config import SimhashConfig
 from corpus_pipeline.dedup.id_buckets import id_bucket
 from corpus_pipeline.dedup.keep_rule import keep_key
+from corpus_pipeline.dedup.simhash import block_layout, hamming_distance
 from corpus_pipeline.dedup.small_decisions import candidate_pairs, components, simhash_pairs
 from corpus_pipeline.engine.whole_corpus import PART_COLUMN
 
@@ -61,9 +62,10 @@ def test_a_bucket_gives_the_star_on_its_smallest_id_and_the_chain_of_neighbours(
 
 
 def test_simhash_pairs_compare_each_member_with_its_next_window_members():
-    fingerprints = dict.fromkeys("edcba", 0) | {"far": -1}
-    pairs = simhash_pairs(fingerprints, SimhashConfig(max_distance=3, window=2))
-    assert pairs == {("a", "b"), ("a", "c"), ("b", "c"), ("b", "d"), ("c", "d"), ("c", "e"), ("d", "e")}
+    ids = ["a", "b", "c", "d", "e", "far"]  # in id order: a document's place is its node
+    pairs = simhash_pairs(np.array([0, 0, 0, 0, 0, -1], np.int64), SimhashConfig(max_distance=3, window=2))
+    named = {(ids[first], ids[second]) for first, second in pairs}
+    assert named == {("a", "b"), ("a", "c"), ("b", "c"), ("b", "d"), ("c", "d"), ("c", "e"), ("d", "e")}
 
 
 def test_a_document_dropped_later_takes_its_duplicates_to_its_own_kept_document():
@@ -112,3 +114,33 @@ def test_spark_clusters_equal_the_driver_clusters(spark):
     rows = [row.asDict() for row in found.collect()]
     assert [row.pop(PART_COLUMN) for row in rows] == [id_bucket(row["id"], 3) for row in rows]
     assert sorted(rows, key=lambda row: row["id"]) == cluster_verdicts(DROPPED, DOC_IDS)
+
+
+def _plain_simhash_pairs(fingerprints: list[int], config: SimhashConfig) -> set[tuple[int, int]]:
+    """The rule member by member: each block bucket sorted by (fingerprint, place), each member
+    against its next `window` members."""
+    buckets: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for place, value in enumerate(fingerprints):
+        for block, (start, width) in enumerate(block_layout(config.max_distance + 1)):
+            key = ((value & (2**64 - 1)) >> start) & ((1 << width) - 1)
+            buckets.setdefault((block, key), []).append((value, place))
+    pairs = set()
+    for members in buckets.values():
+        members.sort()
+        for position, (value, place) in enumerate(members):
+            for other_value, other in members[position + 1 : position + 1 + config.window]:
+                if hamming_distance(value, other_value) <= config.max_distance:
+                    pairs.add((min(place, other), max(place, other)))
+    return pairs
+
+
+def test_simhash_pairs_in_numpy_are_the_rule_member_by_member():
+    rng = np.random.default_rng(11)
+    bases = rng.integers(-(2**63), 2**63 - 1, size=40, dtype=np.int64)
+    # Near copies (1-5 bits flipped) of a few bases, crowded buckets, negative fingerprints.
+    flips = [np.bitwise_xor.reduce(np.int64(1) << rng.integers(0, 64, size=rng.integers(1, 6))) for _ in range(400)]
+    values = np.array([bases[i % 40] ^ flip for i, flip in enumerate(flips)] + list(bases[:5]) * 3, np.int64)
+    for config in (SimhashConfig(), SimhashConfig(max_distance=5, window=3)):
+        found = {tuple(pair) for pair in simhash_pairs(values, config).tolist()}
+        assert found == _plain_simhash_pairs(values.tolist(), config)
+        assert len(found) > 100

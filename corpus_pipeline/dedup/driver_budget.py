@@ -34,6 +34,11 @@ BASE_BYTES = 300 << 20
 # Writing a bucket holds its rows, their sorted copy and the writer's buffers: a bucket of 32 MB of
 # uncompressed text raised the peak by ~130 MB.
 BUCKET_FACTOR = 4
+# Paragraph removal on the driver (driver_paragraphs.py) holds every candidate's paragraph hashes
+# as Python ints, and a count of each: as many as the paragraphs, so with the text. Measured with
+# and without "paragraph" in dedup.methods (2026-12-08): +190 MB at 86,147 documents of 498 MB of
+# text, +400 MB at 17,197 of 996 MB (0.38 and 0.40 bytes a byte of text).
+PARAGRAPH_BYTES_PER_TEXT_BYTE = 0.45
 # Uncompressed text an output part holds at most when dedup.output_parts is not set: one input part
 # of 496 MB (86k generated documents in one JSONL, bench_cluster.py) written as one bucket put 4x
 # that in the driver's budget and sent dedup to Spark jobs; as 4 parts the pass holds ~1 GB.
@@ -54,7 +59,8 @@ def driver_bytes(rows: int, text_bytes: int, buckets: int, dedup: DedupConfig) -
     """What the driver's pass holds at its peak for `rows` documents (the index's included) of
     `text_bytes` uncompressed bytes written to `buckets` parts."""
     text_held = max(BUCKET_FACTOR * text_bytes // max(buckets, 1), 2 * FLUSH_BYTES)  # the write's or the spill's
-    return BASE_BYTES + rows * (ROW_BYTES + 4 * dedup.num_perm) + text_held
+    paragraphs = int(PARAGRAPH_BYTES_PER_TEXT_BYTE * text_bytes) if "paragraph" in dedup.methods else 0
+    return BASE_BYTES + rows * (ROW_BYTES + 4 * dedup.num_perm) + text_held + paragraphs
 
 
 def output_part_count(input_parts: int, text_bytes: int, dedup: DedupConfig) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import xxhash
 
-from corpus_pipeline.dedup.shingles import normalize_for_hashing
+from corpus_pipeline.dedup.shingles import normalize_for_hashing, normalize_many
 
 # A run of whitespace holding at least one line break separates two paragraphs.
 _SEPARATOR = re.compile(r"\s*\n\s*")
@@ -39,17 +39,19 @@ def normalize_paragraph(paragraph: str) -> str:
 def paragraph_hash(paragraph: str) -> int | None:
     """Signed 64-bit hash (Spark's LongType) of the normalized paragraph; None for a paragraph that
     normalizes to nothing ("***", "—"), which says nothing about boilerplate and is never counted."""
-    normalized = normalize_paragraph(paragraph)
-    if not normalized:
-        return None
-    return xxhash.xxh3_64_intdigest(normalized.encode()) - (1 << 63)
+    return paragraph_hashes([paragraph])[0]
+
+
+def paragraph_hashes(paragraphs: list[str]) -> list[int | None]:
+    """paragraph_hash of each paragraph, normalized together (shingles.normalize_many)."""
+    normalized = (_DIGIT.sub("0", text) for text in normalize_many(paragraphs))
+    return [xxhash.xxh3_64_intdigest(text.encode()) - (1 << 63) if text else None for text in normalized]
 
 
 def document_paragraph_hashes(text: str) -> set[int]:
     """The distinct hashes of a document's paragraphs: a paragraph repeated inside one document
     counts once, since the job counts documents, not occurrences."""
-    hashes = (paragraph_hash(p) for p in split_paragraphs(text)[0])
-    return {h for h in hashes if h is not None}
+    return {h for h in paragraph_hashes(split_paragraphs(text)[0]) if h is not None}
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ def remove_paragraphs(text: str, repeated: set[int]) -> Cleaned:
     removed ones between them are joined by the widest separator of that stretch (most line
     breaks), so a paragraph break around a removed line stays a paragraph break."""
     paragraphs, separators = split_paragraphs(text)
+    hashes = paragraph_hashes(paragraphs)
     kept: list[str] = []
     pending = ""  # the widest separator since the last kept paragraph
     removed = 0
@@ -71,7 +74,7 @@ def remove_paragraphs(text: str, repeated: set[int]) -> Cleaned:
         if index:
             separator = separators[index - 1]
             pending = max(pending, separator, key=lambda s: s.count("\n")) if pending else separator
-        if paragraph_hash(paragraph) in repeated:
+        if hashes[index] in repeated:
             removed += 1
             continue
         if kept:

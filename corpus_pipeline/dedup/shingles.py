@@ -40,10 +40,27 @@ def normalize_for_hashing(text: str) -> str:
     that differ only in quotes, dashes or line breaks hash the same. The lookup runs on the UTF-32
     code points in numpy: 7x faster than a per-character loop on the real pages (0.20 s vs 1.46 s
     for 1,000 documents), which made it three quarters of the signature time."""
-    codes = np.frombuffer(text.lower().encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
-    codes[_stripped_code_points()[codes]] = ord(" ")
     # str.split() splits on exactly the characters regex \s matches (checked on every code point).
-    return " ".join(codes.tobytes().decode("utf-32-le", "surrogatepass").split())
+    return " ".join(_symbols_as_spaces(text.lower()).split())
+
+
+def normalize_many(texts: list[str]) -> list[str]:
+    """normalize_for_hashing of each text, with one lookup over all of them: a document's ~40
+    paragraphs each paid the lookup's fixed cost (numpy's calls, the encode and decode) when
+    normalized one by one."""
+    lowered = [text.lower() for text in texts]
+    mapped = _symbols_as_spaces("".join(lowered))  # code point for code point, so slices line up
+    normalized, start = [], 0
+    for text in lowered:
+        normalized.append(" ".join(mapped[start : start + len(text)].split()))
+        start += len(text)
+    return normalized
+
+
+def _symbols_as_spaces(text: str) -> str:
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
+    codes[_stripped_code_points()[codes]] = ord(" ")
+    return codes.tobytes().decode("utf-32-le", "surrogatepass")
 
 
 @lru_cache(maxsize=1)

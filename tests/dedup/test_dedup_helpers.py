@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 import sys
 import unicodedata
@@ -34,6 +35,7 @@ from corpus_pipeline.dedup.shingles import (
     document_shingles,
     jaccard,
     normalize_for_hashing,
+    normalize_many,
     shingles,
     uses_characters,
 )
@@ -65,6 +67,17 @@ def test_normalization_equals_its_per_character_definition_on_every_code_point()
     every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c < 0xE000)
     defined = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in every.lower())
     assert normalize_for_hashing(every) == re.sub(r"\s+", " ", defined).strip()
+
+
+def test_texts_normalized_together_equal_each_normalized_alone():
+    """Lower-casing that changes a text's length (İ), a final sigma at a text's end, lone
+    surrogates, whitespace of every kind at the joins, empty texts: each slice is its own text's."""
+    rng = random.Random(5)
+    pool = ["İstanbul", "ΟΔΟΣ", "Σ", "ς", "\ud800", "\udfff", "a\u0301", "\u2028", "\x85", "\r", " ", "",
+            "１２３", "©", "—", "人民日报", "ﬁ", "ẞ", "Ǆ", "x", "\t\n"]  # fmt: skip
+    texts = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 6))) for _ in range(3_000)]
+    assert normalize_many(texts) == [normalize_for_hashing(text) for text in texts]
+    assert normalize_many([]) == []
 
 
 CHINESE = "今天天气很好啊，我们去公园散步吧。明天也许下雨。"

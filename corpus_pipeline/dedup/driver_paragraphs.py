@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -32,9 +33,14 @@ class Cleaning:
     repeated: dict[str, list[int]]
     config: ParagraphDedupConfig
 
+    @cached_property
+    def flagged(self) -> pa.Array:
+        """The ids of `repeated`, sorted once: `cleaned` runs for every batch and every bucket."""
+        return pa.array(sorted(self.repeated), pa.string())
+
     def cleaned(self, table: pa.Table) -> pa.RecordBatch:
         """paragraph_batches.CLEANED_SCHEMA rows of the flagged documents among `table`'s rows."""
-        flagged = table.select(["id", "text"]).filter(ids_in(table, set(self.repeated)))
+        flagged = table.select(["id", "text"]).filter(ids_in(table, self.flagged))
         values = pa.array([self.repeated[doc_id] for doc_id in flagged.column("id").to_pylist()], pa.list_(pa.int64()))
         flagged = flagged.append_column("repeated", values).combine_chunks()
         batch = flagged.to_batches()[0] if flagged.num_rows else pa.RecordBatch.from_pylist([], flagged.schema)

@@ -115,19 +115,19 @@ def later_rows(keys: pa.Table) -> dict[int, bool]:
     ROW_NUMBER and DIGEST: {row number of each later row of a repeated id: whether its text is the
     earliest row's}. A null on either side counts as the same."""
     order = [(name, "ascending", "at_end") for name in [*row_order(keys.column_names), ROW_NUMBER]]
-    keys = keys.take(pc.sort_indices(keys, sort_keys=order))
-    ids = keys.column("id")
+    sorted_rows = pc.sort_indices(keys, sort_keys=order).to_numpy()
+    ids = keys.column("id").take(sorted_rows)  # only the ids: the other columns for few rows
     same_id = np.zeros(keys.num_rows, dtype=bool)
     if keys.num_rows > 1:
         first, second = ids.slice(1), ids.slice(0, keys.num_rows - 1)
         both_null = pc.and_(pc.is_null(first), pc.is_null(second))
-        same_id[1:] = pc.or_kleene(pc.equal(first, second), both_null).fill_null(False).to_numpy(zero_copy_only=False)
+        same_id[1:] = as_mask(pc.or_kleene(pc.equal(first, second), both_null))
     later = np.flatnonzero(same_id)
     earliest = np.maximum.accumulate(np.where(same_id, 0, np.arange(keys.num_rows)))[later]
     digests = keys.column(DIGEST)
-    own, kept = digests.take(pa.array(later)), digests.take(pa.array(earliest))
+    own, kept = digests.take(sorted_rows[later]), digests.take(sorted_rows[earliest])
     same = pc.or_kleene(pc.or_kleene(pc.is_null(own), pc.is_null(kept)), pc.equal(own, kept)).fill_null(True)
-    numbers = keys.column(ROW_NUMBER).take(pa.array(later))
+    numbers = keys.column(ROW_NUMBER).take(sorted_rows[later])
     return dict(zip(numbers.to_pylist(), same.to_pylist(), strict=True))
 
 
@@ -159,14 +159,19 @@ def published_rows(parts: list[str], schema: pa.Schema, storage: Storage) -> pa.
     return published.append_column(IN_INDEX, pa.array(np.ones(published.num_rows, dtype=bool)))
 
 
+def _documents(rows: pa.Table, standing: np.ndarray) -> pa.Array:
+    """The ids of the standing rows that are this run's documents, not the index's."""
+    return rows.column("id").filter(standing & ~as_mask(rows.column(IN_INDEX))).combine_chunks()
+
+
 def _decisions(rows: pa.Table, standing: np.ndarray, first_batches, dedup: DedupConfig, order, carried):
     """The method chain on the driver over the `standing` rows of `rows` (the index's last): (verdict
     per id, the paragraph cleaning when it ran)."""
-    documents = rows.column("id").filter(standing & ~as_mask(rows.column(IN_INDEX)))
+    documents = _documents(rows, standing)
     dropped, cleaning = {}, None
     for method in dedup.methods:
         if method == "paragraph":
-            candidates = rows.column("id").filter(standing & ~as_mask(rows.column(IN_INDEX))).combine_chunks()
+            candidates = _documents(rows, standing)
             cleaning, found, resigned = remove_repeated_paragraphs(
                 first_batches, candidates, dedup, carried, signed_rows
             )
@@ -186,7 +191,7 @@ def _decisions(rows: pa.Table, standing: np.ndarray, first_batches, dedup: Dedup
             standing = standing & ~as_mask(pc.is_in(rows.column("id"), value_set=gone))
     # cluster_verdicts asks which kept documents are this run's: only they are looked up.
     kept = pa.array(sorted({kept for kept, _, _ in dropped.values() if kept is not None}), pa.string())
-    ours = set(kept.filter(pc.is_in(kept, value_set=documents.combine_chunks())).to_pylist())
+    ours = set(kept.filter(pc.is_in(kept, value_set=documents)).to_pylist())
     return {row["id"]: row for row in cluster_verdicts(dropped, ours)}, cleaning
 
 

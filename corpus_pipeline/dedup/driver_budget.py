@@ -3,8 +3,8 @@ the driver would hold, against the memory budget `engine.memory_mb`.
 
 What it holds grows with the documents, not with their text: per document its signature row (the
 MinHash values, ids, hashes and keep-rule columns, in one Arrow table: small_decisions.py) and its
-order key and text digest; of the text, only one output bucket at a time (read back from the spill) and one input
-batch. The constants are measured on `dedup --runner local` of the issue's generated documents
+order key and text digest; of the text, only one output bucket at a time (read back from the
+spill) and one input batch. The constants are measured on `dedup --runner local` of the issue's generated documents
 (real pages grown by seeded rewrites, 30 % planted copies; 10k: 64 MB of text in 2 parts, 50k: 326
 MB in 10): peak RSS 409 MB and 538 MB (2026-12-07; before this path 721 MB and 2,280 MB). On 5,000
 documents of ~62 kB in 2 parts the estimate is 930 MB, the peak 993 MB (2,726 MB before).

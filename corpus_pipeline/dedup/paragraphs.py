@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import xxhash
 
-from corpus_pipeline.dedup.shingles import normalize_for_hashing, normalize_many
+from corpus_pipeline.dedup.shingles import normalize_many
 
 # A run of whitespace holding at least one line break separates two paragraphs.
 _SEPARATOR = re.compile(r"\s*\n\s*")
@@ -33,7 +33,12 @@ def split_paragraphs(text: str) -> tuple[list[str], list[str]]:
 
 
 def normalize_paragraph(paragraph: str) -> str:
-    return _DIGIT.sub("0", normalize_for_hashing(paragraph))
+    return normalize_paragraphs([paragraph])[0]
+
+
+def normalize_paragraphs(paragraphs: list[str]) -> list[str]:
+    """normalize_paragraph of each paragraph, normalized together (shingles.normalize_many)."""
+    return [_DIGIT.sub("0", text) for text in normalize_many(paragraphs)]
 
 
 def paragraph_hash(paragraph: str) -> int | None:
@@ -43,8 +48,8 @@ def paragraph_hash(paragraph: str) -> int | None:
 
 
 def paragraph_hashes(paragraphs: list[str]) -> list[int | None]:
-    """paragraph_hash of each paragraph, normalized together (shingles.normalize_many)."""
-    normalized = (_DIGIT.sub("0", text) for text in normalize_many(paragraphs))
+    """paragraph_hash of each paragraph."""
+    normalized = normalize_paragraphs(paragraphs)
     return [xxhash.xxh3_64_intdigest(text.encode()) - (1 << 63) if text else None for text in normalized]
 
 

@@ -102,7 +102,7 @@ def _standing(rows: pa.Table, standing: Standing) -> np.ndarray:
     return np.ones(rows.num_rows, dtype=bool) if standing is None else standing
 
 
-def sharing(rows: pa.Table, column: str, standing: Standing, nulls_group: bool) -> list[dict]:
+def _sharing(rows: pa.Table, column: str, standing: Standing, nulls_group: bool) -> list[dict]:
     """The standing rows whose `column` value another standing row has, as dicts: the only rows a
     group by `column` can drop or keep in their place. Nulls are a value of their own when
     `nulls_group`, else no row's."""
@@ -128,14 +128,14 @@ def _first_per_group(rows: Iterable[dict], group: str, order, reason: str) -> Fo
 
 def url_duplicates(rows: pa.Table, standing: Standing = None) -> Found:
     """As decisions.url_duplicates: one canonical URL keeps its latest fetch, then the smallest id."""
-    shared = sharing(rows, "canonical_url", standing, nulls_group=False)
+    shared = _sharing(rows, "canonical_url", standing, nulls_group=False)
     return _first_per_group(shared, "canonical_url", [("date", "desc"), ("id", "asc")], "url_duplicate")
 
 
 def exact_duplicates(rows: pa.Table, order, standing: Standing = None) -> Found:
     """As decisions.exact_duplicates: one normalized text keeps the keep rule's first document."""
     return _first_per_group(
-        sharing(rows, "exact_hash", standing, nulls_group=True), "exact_hash", order, "exact_duplicate"
+        _sharing(rows, "exact_hash", standing, nulls_group=True), "exact_hash", order, "exact_duplicate"
     )
 
 
